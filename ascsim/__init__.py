@@ -1,0 +1,15 @@
+"""ascsim: a Numba-accelerated CPU simulator of Huawei AscendC vector kernels.
+
+Kernels import the AscendC surface with `from ascsim.ascendc import *`; callers use
+`ascsim.launch(...)` or an operator package's aclnn-style API.
+"""
+
+from . import _numba_cache  # noqa: F401  (must precede every module that defines numba code)
+from .errors import AclnnError, SimulationError
+from .profile import HardwareProfile, load_profile, profile_names
+from .runtime import Run, launch
+
+__all__ = ["launch", "Run", "AclnnError", "SimulationError", "HardwareProfile", "load_profile",
+           "profile_names", "__version__"]
+
+__version__ = "0.1.0"

@@ -1,0 +1,102 @@
+"""The state of one simulated AI Vector core: its Unified Buffer, its flags, its instruction record.
+
+A kernel runs once per core. While it runs, `current_core()` (thread-local) is that core's
+`CoreState`; tensors also carry their core, so instructions with tensor operands never need the
+thread-local lookup.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .dtypes import ALL_DTYPES
+from .errors import SimulationError
+
+if TYPE_CHECKING:
+    from .profile import HardwareProfile
+
+__all__ = ["CoreState", "current_core", "bind_core", "PIPE_NAMES", "kernel_frame"]
+
+# Pipe numbers used in records. The AscendC `pipe_t` values are compiler-defined and not
+# published, so these are ascsim's own; `PIPE_ALL` only appears as a PipeBarrier argument.
+PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3, PIPE_ALL = 0, 1, 2, 3, 4
+PIPE_NAMES = ("S", "V", "MTE2", "MTE3", "ALL")
+
+# Memory ids used in records: 0 is the core's UB, 1.. are the launch's GM buffers.
+MEM_UB = 0
+
+_tls = threading.local()
+
+
+class CoreState:
+    """One AIV core. `records` holds one tuple per executed instruction (see registry.py)."""
+
+    __slots__ = (
+        "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
+        "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
+        "que_serial",
+    )
+
+    def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
+                 gm: list[Any], tiling_key: int | None = None) -> None:
+        self.block_idx = block_idx
+        self.block_num = block_num
+        self.profile = profile
+        # UB contents are unspecified at kernel start: fill with the recognisable pattern.
+        self.ub = np.full(profile.ub_bytes, dummy_byte(profile), dtype=np.uint8)
+        # One typed view of the whole UB per dtype code; instructions index them by element.
+        self.views: list[np.ndarray | None] = [None] * (max(t.code for t in ALL_DTYPES) + 1)
+        for t in ALL_DTYPES:
+            self.views[t.code] = self.ub.view(t.storage)
+        self.records: list[tuple] = []
+        # flags[event * 8 + id] = 1 while set and not yet waited for (binary semaphore)
+        self.flags = [0] * (64 * 8)
+        # waiting[pipe] = the flag index a stalled pipe waits for, or -1
+        self.waiting = [-1, -1, -1, -1]
+        self.stalled = 0           # bit mask of stalled pipes
+        self.backlog: list[list] = [[], [], [], []]  # work issued to a stalled pipe
+        self.gm = gm               # the launch's GM buffers, index = memory id
+        self.tiling_key = tiling_key
+        self.pipe = None           # the TPipe the kernel created (at most one per core)
+        self.event_pool: dict[int, int] = {}  # HardEvent -> bit mask of ids held by TQue
+        self.sanitizer = None      # set by the runtime when a sanitizer mode is on
+        self.log: list[str] = []   # printf / DumpTensor output
+        self.que_serial = 0
+
+    def __repr__(self) -> str:
+        return f"<core {self.block_idx}/{self.block_num}>"
+
+
+def dummy_byte(profile: HardwareProfile) -> int:
+    """The byte that unspecified memory reads as: 0xFF is a NaN for fp32, fp16 and bf16."""
+    return 0 if profile.dummy_fill == "zero" else 0xFF
+
+
+def current_core() -> CoreState:
+    core = getattr(_tls, "core", None)
+    if core is None:
+        raise SimulationError("this AscendC call needs a running kernel: call it from a kernel "
+                              "started with ascsim.launch")
+    return core
+
+
+def bind_core(core: CoreState | None) -> None:
+    """Make `core` the current core of this thread (None unbinds)."""
+    _tls.core = core
+
+
+_ASCSIM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def kernel_frame(depth: int = 2) -> tuple[Any, int]:
+    """(code object, last instruction offset) of the first frame outside ascsim, at least
+    `depth` frames up: the kernel line that made the current call."""
+    f = sys._getframe(depth)
+    while f.f_code.co_filename.startswith(_ASCSIM_DIR) and f.f_back is not None:
+        f = f.f_back
+    return f.f_code, f.f_lasti

@@ -1,0 +1,106 @@
+"""AscendC scalar types: `half`, `float`, `bfloat16_t` and the fixed-width integers.
+
+A `DType` knows its C name, its size, how its elements are *stored* in a byte buffer (fp16 and
+bf16 as uint16 bit patterns, so that every conversion is under our control) and which numpy
+dtype a caller sees (`np.float16`, `ml_dtypes.bfloat16`, ...). Calling a dtype converts a Python
+value the way a C++ cast would: `float(0.1)` is `np.float32(0.1)`, rounded to nearest-even.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "DType",
+    "half",
+    "float",
+    "bfloat16_t",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "sizeof",
+    "ALL_DTYPES",
+    "dtype_from_numpy",
+]
+
+
+class DType:
+    """One AscendC element type. Instances are singletons compared with `is`."""
+
+    __slots__ = ("name", "size", "kind", "storage", "numpy", "code", "__weakref__")
+
+    def __init__(self, name: str, size: int, kind: str, storage: type, numpy_type: type,
+                 code: int) -> None:
+        self.name = name          # the C++ spelling, used in messages
+        self.size = size          # bytes per element
+        self.kind = kind          # "f" float, "i" signed int, "u" unsigned int
+        self.storage = np.dtype(storage)   # how the simulator holds the bits
+        self.numpy = np.dtype(numpy_type)  # what callers hand in and get back
+        self.code = code          # small id used in instruction records
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> str:
+        # Pickle as the module attribute of the same name: worker processes get the singleton.
+        return self.name
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    def __call__(self, value: object) -> np.generic:
+        """C-style conversion of a Python value to this type (floats round to nearest-even,
+        integers wrap modulo 2**bits like a C cast)."""
+        if self.kind == "f":
+            return self.numpy.type(value)
+        bits = self.size * 8
+        v = builtins.int(value) & ((1 << bits) - 1)
+        if self.kind == "i" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return self.numpy.type(v)
+
+
+half = DType("half", 2, "f", np.uint16, np.float16, 1)
+float = DType("float", 4, "f", np.float32, np.float32, 2)  # noqa: A001 - AscendC name
+bfloat16_t = DType("bfloat16_t", 2, "f", np.uint16, ml_dtypes.bfloat16, 3)
+int8_t = DType("int8_t", 1, "i", np.int8, np.int8, 4)
+uint8_t = DType("uint8_t", 1, "u", np.uint8, np.uint8, 5)
+int16_t = DType("int16_t", 2, "i", np.int16, np.int16, 6)
+uint16_t = DType("uint16_t", 2, "u", np.uint16, np.uint16, 7)
+int32_t = DType("int32_t", 4, "i", np.int32, np.int32, 8)
+uint32_t = DType("uint32_t", 4, "u", np.uint32, np.uint32, 9)
+int64_t = DType("int64_t", 8, "i", np.int64, np.int64, 10)
+uint64_t = DType("uint64_t", 8, "u", np.uint64, np.uint64, 11)
+
+ALL_DTYPES: tuple[DType, ...] = (half, float, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t,
+                                 int32_t, uint32_t, int64_t, uint64_t)
+BY_CODE: dict[int, DType] = {t.code: t for t in ALL_DTYPES}
+BY_NAME: dict[str, DType] = {t.name: t for t in ALL_DTYPES}
+_BY_NUMPY: dict[np.dtype, DType] = {t.numpy: t for t in ALL_DTYPES}
+
+
+def dtype_from_numpy(dt: np.dtype | type) -> DType:
+    """The AscendC type of a numpy dtype (float16 -> half, ml_dtypes.bfloat16 -> bfloat16_t)."""
+    try:
+        return _BY_NUMPY[np.dtype(dt)]
+    except KeyError:
+        raise TypeError(f"no AscendC type for numpy dtype {np.dtype(dt)}") from None
+
+
+def sizeof(t: object) -> int:
+    """`sizeof(T)` for AscendC types and for tiling-data structs (anything with `sizeof()`)."""
+    if isinstance(t, DType):
+        return t.size
+    size = getattr(t, "SIZEOF", None)
+    if size is None:
+        raise TypeError(f"sizeof: {t!r} is not an AscendC type or struct")
+    return size

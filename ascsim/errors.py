@@ -1,0 +1,102 @@
+"""Exceptions: `AclnnError` for API misuse (aclnn return codes) and `SimulationError` (with one
+subclass per kind of kernel fault) for everything a kernel does wrong on the simulated core."""
+
+from __future__ import annotations
+
+# aclnn return codes (docs/zh/context/aclnn_return_code.md)
+ACLNN_SUCCESS = 0
+ACLNN_ERR_PARAM_NULLPTR = 161001
+ACLNN_ERR_PARAM_INVALID = 161002
+ACLNN_ERR_RUNTIME_ERROR = 361001
+ACLNN_ERR_INNER = 561000
+ACLNN_ERR_INNER_TILING_ERROR = 561002
+ACLNN_ERR_INNER_NULLPTR = 561103
+
+_CODE_NAMES = {
+    ACLNN_ERR_PARAM_NULLPTR: "ACLNN_ERR_PARAM_NULLPTR",
+    ACLNN_ERR_PARAM_INVALID: "ACLNN_ERR_PARAM_INVALID",
+    ACLNN_ERR_RUNTIME_ERROR: "ACLNN_ERR_RUNTIME_ERROR",
+    ACLNN_ERR_INNER: "ACLNN_ERR_INNER",
+    ACLNN_ERR_INNER_TILING_ERROR: "ACLNN_ERR_INNER_TILING_ERROR",
+    ACLNN_ERR_INNER_NULLPTR: "ACLNN_ERR_INNER_NULLPTR",
+}
+
+
+class AclnnError(Exception):
+    """An aclnn API call failed; `.code` is the aclnn return code (161001, 161002, 561xxx)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{_CODE_NAMES.get(code, 'ACLNN_ERR')} ({code}): {message}")
+
+
+class SimulationError(Exception):
+    """A kernel did something the hardware does not allow (or leaves undefined).
+
+    `.kind` names the check, `.where` is a list of "label: text" context lines (instruction,
+    kernels_py and kernels_cpp positions, core, buffer, byte range) filled in by whoever knows
+    them; the message reads top-down like a sanitizer report.
+    """
+
+    kind = "simulation error"
+
+    def __init__(self, message: str, **context: object) -> None:
+        self.message = message
+        self.context: dict[str, object] = {k: v for k, v in context.items() if v is not None}
+        super().__init__(message)
+
+    def add_context(self, **context: object) -> SimulationError:
+        for k, v in context.items():
+            if v is not None and k not in self.context:
+                self.context[k] = v
+        return self
+
+    def __str__(self) -> str:
+        lines = [f"{self.kind}: {self.message}"]
+        lines += [f"    {k.replace('_', ' ')}: {v}" for k, v in self.context.items()]
+        return "\n".join(lines)
+
+
+class OutOfRangeError(SimulationError):
+    """An access or a tensor view outside its memory (UB, a GM buffer, a queue buffer)."""
+
+    kind = "out of range"
+
+
+class AlignmentError(SimulationError):
+    kind = "misaligned address"
+
+
+class ParameterError(SimulationError):
+    """An instruction parameter outside its documented range or an unsupported dtype/mode."""
+
+    kind = "invalid parameter"
+
+
+class CastRuleError(ParameterError):
+    kind = "illegal cast"
+
+
+class QueueStateError(SimulationError):
+    """TPipe/TQue/TBuf misuse: over capacity, DeQue without EnQue, double free, ..."""
+
+    kind = "queue state"
+
+
+class SyncError(SimulationError):
+    """SetFlag/WaitFlag misuse: a flag set twice, an illegal event pair, an id out of range."""
+
+    kind = "sync"
+
+
+class DeadlockError(SyncError):
+    """A WaitFlag that nothing will ever satisfy."""
+
+    kind = "deadlock"
+
+
+class KernelAssertError(SimulationError):
+    """A kernel's own `assert` failed."""
+
+    kind = "kernel assert"

@@ -1,0 +1,291 @@
+"""Compare and select: `Compare`, `CompareScalar` (alias `Compares`) and `Select`.
+
+Compare writes one bit per element, element i to byte i // 8, bit i % 8 (least significant bit
+first). The count form needs count * sizeof(T) to be a multiple of 256 bytes: A2 runs
+floor(count * sizeof(T) / 256) full repeats and silently skips the rest, and so does ascsim
+(the sanitizer reports the skipped tail). NaN compares false except under NE (IEEE).
+
+Select takes element i from src0 when its mask bit is 1, else from src1 (or the scalar).
+VSEL_CMPMASK_SPR reuses the first 256 / sizeof(T) mask bits for every repeat;
+VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE consume the bits continuously. On A2 the
+library first writes into its temp area at TMP_UB_OFFSET (mode 1: the scalar splatted over 32
+elements; modes 0 and 2: 32 bytes), which ascsim models and records as a write.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import IntEnum
+
+import numpy as np
+from numba import literally, njit, types
+from numba.extending import overload
+
+from ..convert import f16_bits_to_f32
+from ..core import MEM_UB, PIPE_V, dummy_byte
+from ..dtypes import DType, float, half, int32_t
+from ..errors import ParameterError
+from ..memory import LocalTensor
+from ..registry import W, register
+from ..sync import run_on_pipe
+from .common import REPEAT_BYTES, as_count, operand_error
+from .jitcall import entry_point
+
+__all__ = ["Compare", "CompareScalar", "Compares", "Select", "CMPMODE", "SELMODE"]
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+K_F32, K_F16, K_NATIVE = 0, 1, 2
+
+
+class CMPMODE(IntEnum):
+    """AscendC `CMPMODE`: src0 OP src1 (or the scalar)."""
+
+    LT = 0
+    GT = 1
+    EQ = 2
+    LE = 3
+    GE = 4
+    NE = 5
+
+
+class SELMODE(IntEnum):
+    VSEL_CMPMASK_SPR = 0
+    VSEL_TENSOR_SCALAR_MODE = 1
+    VSEL_TENSOR_TENSOR_MODE = 2
+
+
+def _cmp(mode, x, y):  # stubs given meaning by the overloads below
+    pass
+
+
+def _load(kind, x):
+    pass
+
+
+@overload(_cmp, jit_options=JIT)
+def _ov_cmp(mode, x, y):
+    if isinstance(mode, types.IntegerLiteral):
+        m = mode.literal_value
+        if m == CMPMODE.LT:
+            return lambda mode, x, y: x < y
+        if m == CMPMODE.GT:
+            return lambda mode, x, y: x > y
+        if m == CMPMODE.EQ:
+            return lambda mode, x, y: x == y
+        if m == CMPMODE.LE:
+            return lambda mode, x, y: x <= y
+        if m == CMPMODE.GE:
+            return lambda mode, x, y: x >= y
+        return lambda mode, x, y: x != y
+
+
+@overload(_load, jit_options=JIT)
+def _ov_load(kind, x):
+    if isinstance(kind, types.IntegerLiteral):
+        if kind.literal_value == K_F16:
+            return lambda kind, x: f16_bits_to_f32(x)
+        return lambda kind, x: x
+
+
+@njit(**JIT)
+def _pack_bits(bits, dst, doff, n):
+    # element i -> byte i // 8, bit i % 8 (least significant bit first)
+    d = dst[doff:doff + n // 8]
+    for k in range(n // 8):
+        v = np.uint8(0)
+        for j in range(8):
+            v |= bits[8 * k + j] << j
+        d[k] = v
+
+
+@njit(**JIT)
+def compare_count(mode, kind, use_scalar, dst, doff, a, aoff, b, boff, scalar, n):
+    """Pack n (a multiple of 8) comparisons into n / 8 bytes of dst."""
+    literally(mode)
+    literally(kind)
+    literally(use_scalar)
+    x = a[aoff:aoff + n]
+    y = b[boff:boff + n]
+    bits = np.empty(n, np.uint8)
+    if use_scalar:
+        c = np.int64(scalar) if kind == K_NATIVE else np.float32(scalar)
+        for i in range(n):
+            bits[i] = _cmp(mode, _load(kind, x[i]), c)
+    else:
+        for i in range(n):
+            bits[i] = _cmp(mode, _load(kind, x[i]), _load(kind, y[i]))
+    _pack_bits(bits, dst, doff, n)
+
+
+@njit(**JIT)
+def _unpack_bits(mask, moff, n, per_repeat, reuse_first):
+    """One byte per element: its mask bit (the first per_repeat bits again and again when
+    reuse_first, as VSEL_CMPMASK_SPR does)."""
+    bits = np.empty(n, np.bool_)
+    width = per_repeat if reuse_first else n
+    m = mask[moff:moff + (width + 7) // 8]
+    for k in range(width >> 3):
+        mk = m[k]
+        for j in range(8):
+            bits[8 * k + j] = (mk >> j) & 1
+    for i in range((width >> 3) << 3, width):
+        bits[i] = (m[i >> 3] >> (i & 7)) & 1
+    if reuse_first:
+        for i in range(width, n):
+            bits[i] = bits[i % width]
+    return bits
+
+
+@njit(**JIT)
+def select_count(mode, dst, doff, mask, moff, a, aoff, b, boff, scalar_bits, per_repeat, n):
+    """Element-wise select on storage bits (no arithmetic, so one loop serves every dtype)."""
+    literally(mode)
+    bits = _unpack_bits(mask, moff, n, min(per_repeat, n), mode == 0)
+    d = dst[doff:doff + n]
+    x = a[aoff:aoff + n]
+    if mode == 1:
+        for i in range(n):
+            d[i] = x[i] if bits[i] else scalar_bits
+    else:
+        y = b[boff:boff + n]
+        for i in range(n):
+            d[i] = x[i] if bits[i] else y[i]
+
+
+CMP_DTYPES = (half, float, int32_t)
+_COMPARE = register("Compare", PIPE_V, "vector", "Compare", CMP_DTYPES,
+                    doc="element-wise comparison of two tensors into a bit mask")
+_COMPARES = register("CompareScalar", PIPE_V, "vector", "CompareScalar", CMP_DTYPES,
+                     doc="element-wise comparison with a scalar into a bit mask")
+SELECT_DTYPES = (half, float)
+_SELECT = register("Select", PIPE_V, "vector", "Select", SELECT_DTYPES,
+                   doc="per-element choice between two sources by a bit mask")
+_entries: dict[tuple, object] = {}
+
+
+def _kind(dtype: DType) -> int:
+    return K_F32 if dtype is float else K_F16 if dtype is half else K_NATIVE
+
+
+def _scalar64(dtype: DType, value: object) -> np.float64:
+    if dtype is half:
+        return np.float64(np.float16(value))
+    if dtype is float:
+        return np.float64(np.float32(value))
+    return np.float64(int(dtype(value)))
+
+
+def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode, count,
+             f) -> None:
+    if type(count) is not int:
+        count = as_count(count)
+    dt = src0.dtype
+    use_scalar = not isinstance(other, LocalTensor)
+    mode = CMPMODE(int(cmpMode))
+    if dt not in CMP_DTYPES or (not use_scalar and other.dtype is not dt):
+        raise ParameterError(f"{name}: sources must be half, float or int32_t (one dtype), got "
+                             f"{dt}" + ("" if use_scalar else f" and {other.dtype}"))
+    if dt is int32_t and mode != CMPMODE.EQ:
+        raise ParameterError(f"{name}: int32_t supports only CMPMODE.EQ on A2/A3, got "
+                             f"{mode.name}")
+    # Only whole 256-byte repeats are computed; the rest of count is silently skipped.
+    n = count * dt.size // REPEAT_BYTES * (REPEAT_BYTES // dt.size)
+    sn, mb = count * dt.size, n // 8
+    operands = [("dst", dst, mb), ("src0", src0, sn)] + ([] if use_scalar else
+                                                        [("src1", other, sn)])
+    for role, t, need in operands:
+        if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
+            raise operand_error(name, count, ((role, t),), need // count if count else None)
+    core = dst.core
+    d, a = dst.addr, src0.addr
+    reads = (0, MEM_UB, a, a + n * dt.size)
+    if not use_scalar:
+        reads += (0, MEM_UB, other.addr, other.addr + n * dt.size)
+    core.records.append((ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                         n * dt.size // REPEAT_BYTES, int(mode), W, MEM_UB, d, d + mb, *reads))
+    if not n:
+        return
+    view = core.views[dt.code]
+    sh = dt.size.bit_length() - 1
+    b = a if use_scalar else other.addr
+    args = (int(mode), _kind(dt), use_scalar, core.ub, d, view, a >> sh, view, b >> sh,
+            _scalar64(dt, other) if use_scalar else np.float64(0), n)
+    key = ("cmp", int(mode), dt.code, use_scalar)
+    ep = _entries.get(key) or _entries.setdefault(key, entry_point(compare_count, key, args, 3))
+    run_on_pipe(core, PIPE_V, ep, args)
+
+
+def Compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmpMode: CMPMODE,
+            count: int) -> None:
+    """`Compare(dstMask, src0, src1, cmpMode, count)`."""
+    _compare("Compare", _COMPARE, dst, src0, src1, cmpMode, count, sys._getframe(1))
+
+
+def CompareScalar(dst: LocalTensor, src0: LocalTensor, scalar: object, cmpMode: CMPMODE,
+                  count: int) -> None:
+    """`CompareScalar(dstMask, src0, scalar, cmpMode, count)` (also spelled `Compares`)."""
+    _compare("CompareScalar", _COMPARES, dst, src0, scalar, cmpMode, count, sys._getframe(1))
+
+
+Compares = CompareScalar
+
+
+def _storage_bits(dtype: DType, value: object) -> np.generic:
+    return np.array([dtype(value)], dtype=dtype.numpy).view(dtype.storage)[0]
+
+
+def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: object,
+           selMode: SELMODE, count: int) -> None:
+    """`Select(dst, selMask, src0, src1 | scalar, selMode, count)`."""
+    f = sys._getframe(1)
+    if type(count) is not int:
+        count = as_count(count)
+    dt = dst.dtype
+    mode = SELMODE(int(selMode))
+    scalar_mode = mode == SELMODE.VSEL_TENSOR_SCALAR_MODE
+    if scalar_mode == isinstance(src1, LocalTensor):
+        raise ParameterError(f"Select: {mode.name} takes " +
+                             ("a scalar src1" if scalar_mode else "a tensor src1"))
+    if dt not in SELECT_DTYPES or src0.dtype is not dt or (
+            not scalar_mode and src1.dtype is not dt):
+        raise ParameterError(f"Select: dst and sources must share half or float, got {dt}, "
+                             f"{src0.dtype}" + ("" if scalar_mode else f", {src1.dtype}"))
+    per_repeat = REPEAT_BYTES // dt.size
+    nb = count * dt.size
+    mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8
+    operands = [("dst", dst, nb), ("selMask", selMask, mask_bytes), ("src0", src0, nb)]
+    if not scalar_mode:
+        operands.append(("src1", src1, nb))
+    for role, t, need in operands:
+        if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
+            raise operand_error("Select", count, ((role, t),), need // count if count else None)
+    core = dst.core
+    tmp = core.profile.tmp_ub_offset
+    tmp_bytes = 32 * dt.size if scalar_mode else 32
+    d, m, a = dst.addr, selMask.addr, src0.addr
+    reads = (0, MEM_UB, m, m + mask_bytes, 0, MEM_UB, a, a + nb)
+    if not scalar_mode:
+        reads += (0, MEM_UB, src1.addr, src1.addr + nb)
+    core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                         (nb + 255) >> 8, int(mode), W, MEM_UB, d, d + nb, W, MEM_UB, tmp,
+                         tmp + tmp_bytes, *reads))
+    bits = _storage_bits(dt, src1) if scalar_mode else dt.storage.type(0)
+    run_on_pipe(core, PIPE_V, _temp_write, (core, tmp, tmp_bytes, dt, bits, scalar_mode))
+    if not count:
+        return
+    view = core.views[dt.code]
+    sh = dt.size.bit_length() - 1
+    b = a if scalar_mode else src1.addr
+    args = (int(mode), view, d >> sh, core.ub, m, view, a >> sh, view, b >> sh, bits,
+            per_repeat, count)
+    key = ("sel", int(mode), dt.code)
+    ep = _entries.get(key) or _entries.setdefault(key, entry_point(select_count, key, args, 1))
+    run_on_pipe(core, PIPE_V, ep, args)
+
+
+def _temp_write(core, start: int, nbytes: int, dt: DType, bits, scalar_mode: bool) -> None:
+    """The library's hidden write to its temp area at TMP_UB_OFFSET before a Select."""
+    if scalar_mode:
+        core.views[dt.code][start // dt.size:(start + nbytes) // dt.size] = bits
+    else:
+        core.ub[start:start + nbytes] = dummy_byte(core.profile)

@@ -1,0 +1,601 @@
+"""Element-wise vector instructions: unary (`Exp`, `Abs`, ...), tensor-scalar (`Adds`, `Muls`,
+...), binary (`Add`, `Div`, `And`, ...) and `Duplicate`, in both call forms.
+
+Each instruction is one `Op` line in the tables below: its AscendC name, its element function
+(a numba function on the compute type) and the dtypes A2/A3 accept. The numba loop kernels are
+shared: they pick the element function from the table by index, so the compiled code stays in
+this one file (numba's disk cache tracks only the file a function is defined in).
+
+Numerics: fp32 in IEEE float32. half is widened exactly to fp32, computed, and rounded back to
+nearest-even: for +, -, *, / and sqrt that equals a correctly rounded fp16 operation (fp32 has
+more than 2*11+2 bits). `Exp` and `Ln` evaluate in float64 and round once to float32 (correctly
+rounded but for rare double-rounding cases); hardware may differ by a few ULP (its algorithm
+is unpublished). `Reciprocal` is IEEE 1/x here; the hardware one is documented as a
+low-precision approximation. `Max`/`Min` return NaN when either input is NaN. Integer
+arithmetic wraps modulo 2**bits.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+from numba import literally, njit, types
+from numba.extending import overload
+
+from ..convert import f16_bits_to_f32, f32_to_f16_rne
+from ..core import MEM_UB, PIPE_V
+from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t, uint32_t
+from ..errors import ParameterError
+from ..memory import LocalTensor
+from ..registry import STRIDED, W, register
+from ..sync import run_on_pipe
+from .common import (
+    MAX_REPEAT_TIMES,
+    BinaryRepeatParams,
+    UnaryRepeatParams,
+    as_count,
+    expand_mask,
+    operand_error,
+    snapshot,
+)
+from .jitcall import entry_point
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+# How the loop kernels load and store a dtype: fp32 as is, half through fp32, others natively.
+K_F32, K_F16, K_NATIVE = 0, 1, 2
+
+
+# ---- element functions (one per instruction) -------------------------------------------------
+
+@njit(**JIT)
+def _exp(x):
+    return np.float32(math.exp(np.float64(x)))
+
+
+@njit(**JIT)
+def _ln(x):
+    return np.float32(math.log(np.float64(x))) if x >= 0 or x != x else np.float32(np.nan)
+
+
+@njit(**JIT)
+def _abs(x):
+    return abs(x)
+
+
+@njit(**JIT)
+def _sqrt(x):
+    return np.sqrt(x)
+
+
+@njit(**JIT)
+def _reciprocal(x):
+    return np.float32(1.0) / x
+
+
+@njit(**JIT)
+def _not(x):
+    return ~x
+
+
+@njit(**JIT)
+def _add(a, b):
+    return a + b
+
+
+@njit(**JIT)
+def _sub(a, b):
+    return a - b
+
+
+@njit(**JIT)
+def _mul(a, b):
+    return a * b
+
+
+@njit(**JIT)
+def _div(a, b):
+    return a / b
+
+
+@njit(**JIT)
+def _max(a, b):
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a > b else b
+
+
+@njit(**JIT)
+def _min(a, b):
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a < b else b
+
+
+@njit(**JIT)
+def _and(a, b):
+    return a & b
+
+
+@njit(**JIT)
+def _or(a, b):
+    return a | b
+
+
+# ---- the instruction tables ------------------------------------------------------------------
+
+ARITH = (half, float, int16_t, int32_t)
+FLOAT_ONLY = (half, float)
+LOGIC = (int16_t, uint16_t)
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    form: str           # "unary" (dst, src), "scalar" (dst, src, s), "binary" (dst, s0, s1)
+    fn: object
+    dtypes: tuple[DType, ...]
+    cost_class: str
+
+
+OPS: tuple[Op, ...] = (
+    Op("Exp", "unary", _exp, FLOAT_ONLY, "Exp"),
+    Op("Ln", "unary", _ln, FLOAT_ONLY, "Ln"),
+    Op("Abs", "unary", _abs, FLOAT_ONLY, "Abs"),
+    Op("Sqrt", "unary", _sqrt, FLOAT_ONLY, "Sqrt"),
+    Op("Reciprocal", "unary", _reciprocal, FLOAT_ONLY, "Reciprocal"),
+    Op("Not", "unary", _not, LOGIC, "Not"),
+    Op("Adds", "scalar", _add, ARITH, "Adds"),
+    Op("Muls", "scalar", _mul, ARITH, "Muls"),
+    Op("Maxs", "scalar", _max, ARITH, "Maxs"),
+    Op("Mins", "scalar", _min, ARITH, "Mins"),
+    Op("Add", "binary", _add, ARITH, "Add"),
+    Op("Sub", "binary", _sub, ARITH, "Sub"),
+    Op("Mul", "binary", _mul, ARITH, "Mul"),
+    Op("Div", "binary", _div, FLOAT_ONLY, "Div"),
+    Op("Max", "binary", _max, ARITH, "Max"),
+    Op("Min", "binary", _min, ARITH, "Min"),
+    Op("And", "binary", _and, LOGIC, "And"),
+    Op("Or", "binary", _or, LOGIC, "Or"),
+)
+
+# ---- compile-time dispatch: the operation and the dtype handling are literal arguments --------
+
+_FNS = {form: tuple(op.fn for op in OPS if op.form == form)
+        for form in ("unary", "scalar", "binary")}
+_UNARY_FNS, _SCALAR_FNS, _BINARY_FNS = _FNS["unary"], _FNS["scalar"], _FNS["binary"]
+
+
+def _apply1(op, x):  # stubs given meaning by the overloads below
+    pass
+
+
+def _apply2(op, x, y):
+    pass
+
+
+def _load(kind, x):
+    pass
+
+
+def _store(kind, v):
+    pass
+
+
+def _const(kind, s):
+    pass
+
+
+@overload(_apply1, jit_options=JIT)
+def _ov_apply1(op, x):
+    if isinstance(op, types.IntegerLiteral):
+        fn = _UNARY_FNS[op.literal_value]
+        return lambda op, x: fn(x)
+
+
+@overload(_apply2, jit_options=JIT)
+def _ov_apply2(op, x, y):
+    # op < 0 selects the tensor-scalar table (index -1 - op), op >= 0 the binary one
+    if isinstance(op, types.IntegerLiteral):
+        v = op.literal_value
+        fn = _SCALAR_FNS[-1 - v] if v < 0 else _BINARY_FNS[v]
+        return lambda op, x, y: fn(x, y)
+
+
+@overload(_load, jit_options=JIT)
+def _ov_load(kind, x):
+    if isinstance(kind, types.IntegerLiteral):
+        if kind.literal_value == K_F16:
+            return lambda kind, x: f16_bits_to_f32(x)
+        return lambda kind, x: x
+
+
+@overload(_store, jit_options=JIT)
+def _ov_store(kind, v):
+    if isinstance(kind, types.IntegerLiteral):
+        if kind.literal_value == K_F16:
+            return lambda kind, v: f32_to_f16_rne(v)
+        return lambda kind, v: v
+
+
+@overload(_const, jit_options=JIT)
+def _ov_const(kind, s):
+    # the tensor-scalar operand, carried exactly as float64 from Python
+    if isinstance(kind, types.IntegerLiteral):
+        if kind.literal_value == K_NATIVE:
+            return lambda kind, s: np.int64(s)
+        return lambda kind, s: np.float32(s)
+
+
+# ---- count-form kernels: elements [0, n), contiguous ------------------------------------------
+
+@njit(**JIT)
+def unary_count(op, kind, dst, doff, src, soff, n):
+    literally(op)
+    literally(kind)
+    d = dst[doff:doff + n]
+    s = src[soff:soff + n]
+    for i in range(n):
+        d[i] = _store(kind, _apply1(op, _load(kind, s[i])))
+
+
+@njit(**JIT)
+def scalar_count(op, kind, dst, doff, src, soff, n, scalar):
+    literally(op)
+    literally(kind)
+    d = dst[doff:doff + n]
+    s = src[soff:soff + n]
+    c = _const(kind, scalar)
+    for i in range(n):
+        d[i] = _store(kind, _apply2(op, _load(kind, s[i]), c))
+
+
+@njit(**JIT)
+def binary_count(op, kind, dst, doff, a, aoff, b, boff, n):
+    literally(op)
+    literally(kind)
+    d = dst[doff:doff + n]
+    x = a[aoff:aoff + n]
+    y = b[boff:boff + n]
+    for i in range(n):
+        d[i] = _store(kind, _apply2(op, _load(kind, x[i]), _load(kind, y[i])))
+
+
+@njit(**JIT)
+def fill_count(dst, doff, n, value):
+    d = dst[doff:doff + n]
+    for i in range(n):
+        d[i] = value
+
+
+# ---- high-dimension kernels: repeats x 8 blocks, strides in blocks, per-element mask --------
+
+@njit(**JIT)
+def _element_offset(j, epb, blk, rep_base):
+    # element j of a repeat lives in block j // epb, at position j % epb of that block
+    return rep_base + (j // epb) * blk * epb + j % epb
+
+
+@njit(**JIT)
+def _enabled(j, mask_lo, mask_hi):
+    return (mask_lo >> j) & 1 if j < 64 else (mask_hi >> (j - 64)) & 1
+
+
+@njit(**JIT)
+def unary_strided(op, kind, dst, doff, a, aoff, repeat, mask_lo, mask_hi, epb, dblk, ablk,
+                  drep, arep):
+    literally(op)
+    literally(kind)
+    per_repeat = 8 * epb
+    out = np.empty(per_repeat, dtype=dst.dtype)
+    for r in range(repeat):
+        # every enabled element of a repeat is read before any is written, as on hardware
+        for j in range(per_repeat):
+            if _enabled(j, mask_lo, mask_hi):
+                x = a[_element_offset(j, epb, ablk, aoff + r * arep * epb)]
+                out[j] = _store(kind, _apply1(op, _load(kind, x)))
+        for j in range(per_repeat):
+            if _enabled(j, mask_lo, mask_hi):
+                dst[_element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
+
+
+@njit(**JIT)
+def binary_strided(op, kind, dst, doff, a, aoff, b, boff, scalar, repeat, mask_lo, mask_hi, epb,
+                   dblk, ablk, bblk, drep, arep, brep):
+    """op < 0: tensor-scalar (b unused, `scalar` is the second operand); op >= 0: binary."""
+    literally(op)
+    literally(kind)
+    per_repeat = 8 * epb
+    out = np.empty(per_repeat, dtype=dst.dtype)
+    c = _const(kind, scalar)
+    for r in range(repeat):
+        for j in range(per_repeat):
+            if _enabled(j, mask_lo, mask_hi):
+                x = _load(kind, a[_element_offset(j, epb, ablk, aoff + r * arep * epb)])
+                if op < 0:
+                    out[j] = _store(kind, _apply2(op, x, c))
+                else:
+                    y = _load(kind, b[_element_offset(j, epb, bblk, boff + r * brep * epb)])
+                    out[j] = _store(kind, _apply2(op, x, y))
+        for j in range(per_repeat):
+            if _enabled(j, mask_lo, mask_hi):
+                dst[_element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
+
+
+# ---- Python entry points ---------------------------------------------------------------------
+
+def _kind(dtype: DType) -> int:
+    if dtype is float:
+        return K_F32
+    if dtype is half:
+        return K_F16
+    return K_NATIVE
+
+
+def _scalar_value(dtype: DType, value: object) -> np.float64:
+    """The scalar converted to T (the C++ implicit conversion), carried exactly as float64."""
+    if dtype is half:
+        return np.float64(np.float16(value))
+    if dtype is float:
+        return np.float64(np.float32(value))
+    return np.float64(int(dtype(value)))
+
+
+def _dtype_error(name: str, allowed: tuple[DType, ...], *tensors: LocalTensor) -> ParameterError:
+    got = ", ".join(str(getattr(t, "dtype", t)) for t in tensors)
+    return ParameterError(f"{name}: operands must share one dtype from "
+                          f"{{{', '.join(map(str, allowed))}}} on A2/A3, got ({got})")
+
+
+def _strided_extent(repeat: int, epb: int, blk: int, rep: int, size: int) -> int:
+    """Bytes from the first to one past the last byte a strided operand can touch."""
+    if repeat == 0:
+        return 0
+    last = (repeat - 1) * rep * epb + 7 * blk * epb + epb
+    return last * size
+
+
+def _make(op: Op, index: int):
+    """The kernel-facing function of one table line (both call forms)."""
+    ins = register(op.name, PIPE_V, "vector", op.cost_class, op.dtypes,
+                   doc=f"element-wise {op.form} vector instruction")
+    iid = ins.id
+    kinds = {t: _kind(t) for t in op.dtypes}
+    form = op.form
+    n_src = 2 if form == "binary" else 1
+    lit = index if form != "scalar" else -1 - index  # the kernels' literal op number
+    count_kernel = {"unary": unary_count, "scalar": scalar_count, "binary": binary_count}[form]
+    entries: dict[int, object] = {}  # dtype code -> compiled entry point
+    getframe = sys._getframe
+
+    def fail(count: int, dst: LocalTensor, *srcs: LocalTensor) -> Exception:
+        dt = dst.dtype
+        if dt not in kinds or any(getattr(s, "dtype", None) is not dt for s in srcs):
+            return _dtype_error(op.name, op.dtypes, dst, *srcs)
+        names = ("src",) if len(srcs) == 1 else ("src0", "src1")
+        return operand_error(op.name, count, (("dst", dst), *zip(names, srcs, strict=True)))
+
+    def compiled(dt: DType, kargs: tuple):
+        ep = entries[dt.code] = entry_point(count_kernel, (iid, dt.code), kargs, 2)
+        return ep
+
+    # The count forms below are the simulator's hottest code: checks are plain integer tests,
+    # the record is one flat tuple, and the numba entry point is called directly.
+    if form == "binary":
+        def call(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *rest):
+            f = getframe(1)
+            if len(rest) != 1:
+                return high_dim(dst, (src0, src1), 0, rest, f)
+            count = rest[0]
+            if type(count) is not int:
+                count = as_count(count)
+            dt = dst.dtype
+            nb = count * dt.size
+            d, a, b = dst.addr, src0.addr, src1.addr
+            if (dt not in kinds or src0.dtype is not dt or src1.dtype is not dt
+                    or (d | a | b) & 31 or count < 0 or nb > dst.size * dt.size
+                    or nb > src0.size * dt.size or nb > src1.size * dt.size):
+                raise fail(count, dst, src0, src1)
+            core = dst.core
+            core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                                 (nb + 255) >> 8, None, W, MEM_UB, d, d + nb, 0, MEM_UB, a,
+                                 a + nb, 0, MEM_UB, b, b + nb))
+            if count:
+                view = core.views[dt.code]
+                sh = dt.size.bit_length() - 1
+                av = bv = view
+                ao, bo = a >> sh, b >> sh
+                if a != d and a < d + nb and d < a + nb:
+                    av, ao = snapshot(core, a, nb, dt), 0
+                if b != d and b < d + nb and d < b + nb:
+                    bv, bo = snapshot(core, b, nb, dt), 0
+                kargs = (lit, kinds[dt], view, d >> sh, av, ao, bv, bo, count)
+                ep = entries.get(dt.code) or compiled(dt, kargs)
+                if core.stalled:
+                    _run(core, ep, kargs)
+                else:
+                    ep(*kargs)
+    else:
+        has_scalar = form == "scalar"
+
+        def call(dst: LocalTensor, src: LocalTensor, *rest):
+            f = getframe(1)
+            if has_scalar:
+                scalar, rest = rest[0], rest[1:]
+            if len(rest) != 1:
+                return high_dim(dst, (src,), scalar if has_scalar else 0, rest, f)
+            count = rest[0]
+            if type(count) is not int:
+                count = as_count(count)
+            dt = dst.dtype
+            nb = count * dt.size
+            d, s = dst.addr, src.addr
+            if (dt not in kinds or src.dtype is not dt or (d | s) & 31 or count < 0
+                    or nb > dst.size * dt.size or nb > src.size * dt.size):
+                raise fail(count, dst, src)
+            core = dst.core
+            core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                                 (nb + 255) >> 8, None, W, MEM_UB, d, d + nb, 0, MEM_UB, s,
+                                 s + nb))
+            if count:
+                view = core.views[dt.code]
+                sh = dt.size.bit_length() - 1
+                sv, so = view, s >> sh
+                if s != d and s < d + nb and d < s + nb:
+                    sv, so = snapshot(core, s, nb, dt), 0
+                if has_scalar:
+                    kargs = (lit, kinds[dt], view, d >> sh, sv, so, count,
+                             _scalar_value(dt, scalar))
+                else:
+                    kargs = (lit, kinds[dt], view, d >> sh, sv, so, count)
+                ep = entries.get(dt.code) or compiled(dt, kargs)
+                if core.stalled:
+                    _run(core, ep, kargs)
+                else:
+                    ep(*kargs)
+
+    def high_dim(dst, srcs, scalar, rest, f):
+        if len(rest) != 3:
+            raise ParameterError(f"{op.name}: expected (..., count) or (..., mask, repeatTime, "
+                                 f"repeatParams), got {len(rest)} trailing argument(s)")
+        mask, repeat, params = rest
+        dt = dst.dtype
+        kind = kinds.get(dt)
+        if kind is None or any(s.dtype is not dt for s in srcs):
+            raise _dtype_error(op.name, op.dtypes, dst, *srcs)
+        repeat = as_count(repeat, "repeatTime")
+        if not 0 <= repeat <= MAX_REPEAT_TIMES:
+            raise ParameterError(f"{op.name}: repeatTime {repeat} is out of range [0, "
+                                 f"{MAX_REPEAT_TIMES}]")
+        lo, hi = expand_mask(op.name, mask, dt)
+        if n_src == 2:
+            if not isinstance(params, BinaryRepeatParams):
+                raise ParameterError(f"{op.name}: the high-dimension form takes "
+                                     f"BinaryRepeatParams, got {params!r}")
+            blk = (params.dstBlkStride, params.src0BlkStride, params.src1BlkStride)
+            rep = (params.dstRepStride, params.src0RepStride, params.src1RepStride)
+        else:
+            if not isinstance(params, UnaryRepeatParams):
+                raise ParameterError(f"{op.name}: the high-dimension form takes "
+                                     f"UnaryRepeatParams, got {params!r}")
+            blk = (params.dstBlkStride, params.srcBlkStride)
+            rep = (params.dstRepStride, params.srcRepStride)
+        if blk[0] == 0:
+            raise ParameterError(f"{op.name}: dstBlkStride 0 is undefined on hardware")
+        epb = 32 // dt.size
+        accesses: list[int] = []
+        for i, t in enumerate((dst, *srcs)):
+            extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
+            role = "dst" if i == 0 else f"src{i - 1}"
+            if t.addr & 31 or extent > t.size * dt.size:
+                raise operand_error(op.name, extent // dt.size, ((role, t),))
+            accesses += [(W if i == 0 else 0) | STRIDED, MEM_UB, t.addr, t.addr + extent]
+        core = dst.core
+        core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
+                             repeat, (lo, hi, blk, rep), *accesses))
+        if repeat == 0:
+            return
+        shift = dt.size.bit_length() - 1
+        view = core.views[dt.code]
+        a = srcs[0].addr >> shift
+        common = (repeat, np.uint64(lo), np.uint64(hi), epb)
+        if n_src == 1 and form == "unary":
+            kargs = (lit, kind, view, dst.addr >> shift, view, a, *common, blk[0], blk[1],
+                     rep[0], rep[1])
+            kernel = unary_strided
+        else:
+            b = srcs[1].addr >> shift if n_src == 2 else a
+            sblk = blk if n_src == 2 else (blk[0], blk[1], blk[1])
+            srep = rep if n_src == 2 else (rep[0], rep[1], rep[1])
+            kargs = (lit, kind, view, dst.addr >> shift, view, a, view, b,
+                     _scalar_value(dt, scalar), *common, *sblk, *srep)
+            kernel = binary_strided
+        _run(core, entry_point(kernel, (iid, dt.code, "strided"), kargs, 2), kargs)
+
+    call.__name__ = call.__qualname__ = op.name
+    call.__doc__ = f"AscendC `{op.name}` ({op.form}); dtypes: {', '.join(map(str, op.dtypes))}."
+    return call
+
+
+def _run(core, kernel, args) -> None:
+    run_on_pipe(core, PIPE_V, kernel, args)
+
+
+# One kernel-facing function per table line, published under its AscendC name.
+_index_in_form: dict[str, int] = {}
+for _op in OPS:
+    _i = _index_in_form.get(_op.form, 0)
+    _index_in_form[_op.form] = _i + 1
+    globals()[_op.name] = _make(_op, _i)
+__all__ = [op.name for op in OPS] + ["Duplicate", "OPS"]
+
+# ---- Duplicate ---------------------------------------------------------------------------------
+
+DUPLICATE_DTYPES = (int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float)
+_DUP = register("Duplicate", PIPE_V, "vector", "Duplicate", DUPLICATE_DTYPES,
+                doc="fill count elements with a scalar")
+
+
+def _storage_scalar(dtype: DType, value: object) -> np.generic:
+    """The scalar's bit pattern as the UB stores it."""
+    return np.array([dtype(value)], dtype=dtype.numpy).view(dtype.storage)[0]
+
+
+def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
+    """`Duplicate(dst, scalar, count)` (or the high-dimension form with a mask)."""
+    f = sys._getframe(1)
+    dt = dst.dtype
+    if dt not in DUPLICATE_DTYPES:
+        raise _dtype_error("Duplicate", DUPLICATE_DTYPES, dst)
+    if len(rest) == 1:
+        count = as_count(rest[0])
+        nb = count * dt.size
+        if dst.addr & 31 or count < 0 or nb > dst.size * dt.size:
+            raise operand_error("Duplicate", count, (("dst", dst),))
+        core = dst.core
+        core.records.append((_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                             (nb + 255) >> 8, None, W, MEM_UB, dst.addr, dst.addr + nb))
+        if count:
+            shift = dt.size.bit_length() - 1
+            _run(core, fill_count, (core.views[dt.code], dst.addr >> shift, count,
+                                    _storage_scalar(dt, scalar)))
+        return
+    if len(rest) != 4:
+        raise ParameterError("Duplicate: expected (dst, scalar, count) or (dst, scalar, mask, "
+                             "repeatTime, dstBlockStride, dstRepeatStride)")
+    mask, repeat, dst_blk, dst_rep = rest
+    repeat = as_count(repeat, "repeatTime")
+    if not 0 <= repeat <= MAX_REPEAT_TIMES:
+        raise ParameterError(f"Duplicate: repeatTime {repeat} is out of range [0, 255]")
+    if int(dst_blk) == 0:
+        raise ParameterError("Duplicate: dstBlockStride 0 is undefined on hardware")
+    lo, hi = expand_mask("Duplicate", mask, dt)
+    epb = 32 // dt.size
+    extent = _strided_extent(repeat, epb, int(dst_blk), int(dst_rep), dt.size)
+    if dst.addr & 31 or extent > dst.size * dt.size:
+        raise operand_error("Duplicate", extent // dt.size, (("dst", dst),))
+    core = dst.core
+    core.records.append((_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
+                         repeat, (lo, hi, (int(dst_blk), int(dst_rep))), W | STRIDED, MEM_UB,
+                         dst.addr, dst.addr + extent))
+    if repeat:
+        _run(core, _fill_strided, (core.views[dt.code], dst.addr // dt.size,
+                                   _storage_scalar(dt, scalar), repeat, np.uint64(lo),
+                                   np.uint64(hi), epb, int(dst_blk), int(dst_rep)))
+
+
+@njit(**JIT)
+def _fill_strided(dst, doff, value, repeat, mask_lo, mask_hi, epb, blk, rep):
+    for r in range(repeat):
+        base = doff + r * rep * epb
+        for j in range(8 * epb):
+            if _enabled(j, mask_lo, mask_hi):
+                dst[_element_offset(j, epb, blk, base)] = value
+

@@ -1,0 +1,243 @@
+"""Global Memory buffers and the two tensor types kernels use: `GlobalTensor` (a typed window on
+a GM buffer) and `LocalTensor` (a typed window on one core's Unified Buffer).
+
+Offsets follow AscendC: `tensor[offset]` is a new tensor `offset` elements of the tensor's own
+type later (bytes on a `LocalTensor<uint8_t>`); element values are read and written with
+`GetValue`/`SetValue`, which are scalar-pipe instructions and are recorded as such.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .core import MEM_UB, CoreState, current_core
+from .dtypes import DType
+from .errors import OutOfRangeError, ParameterError
+
+__all__ = ["GmBuffer", "GlobalTensor", "LocalTensor", "GM_ADDR", "BufferInfo"]
+
+
+class GmBuffer:
+    """One GM allocation: a kernel argument wrapping a caller's array (written in place)."""
+
+    __slots__ = ("data", "name", "mem_id", "nbytes", "array", "struct", "written")
+
+    def __init__(self, array: np.ndarray, name: str, mem_id: int, struct: Any = None) -> None:
+        if not array.flags.c_contiguous:
+            raise ParameterError(f"GM buffer {name!r} must be C-contiguous (the kernel sees flat "
+                                 "memory); pass np.ascontiguousarray(...)")
+        self.array = array
+        self.data = array.reshape(-1).view(np.uint8)  # shares memory: writes reach the caller
+        self.name = name
+        self.mem_id = mem_id
+        self.nbytes = self.data.size
+        self.struct = struct  # the tiling-data class when this buffer holds a tiling struct
+
+    def __repr__(self) -> str:
+        return f"<GM {self.name!r} {self.nbytes} B>"
+
+
+# In C++ a kernel argument is `GM_ADDR x` (an untyped byte pointer); in Python it is the GmBuffer.
+GM_ADDR = GmBuffer
+
+
+class _Typed(type):
+    """`GlobalTensor[float]()` / `LocalTensor[half]()`: the element type in brackets, as in C++."""
+
+    def __getitem__(cls, dtype: DType) -> Any:
+        if not isinstance(dtype, DType):
+            raise TypeError(f"{cls.__name__}[...] takes an AscendC type, got {dtype!r}")
+        return lambda: cls(dtype)
+
+
+class GlobalTensor(metaclass=_Typed):
+    """A typed view of GM. `SetGlobalBuffer(addr, size)` binds it; `[]` offsets by elements."""
+
+    __slots__ = ("dtype", "buf", "byte_off", "size")
+
+    def __init__(self, dtype: DType, buf: GmBuffer | None = None, byte_off: int = 0,
+                 size: int = 0) -> None:
+        self.dtype = dtype
+        self.buf = buf
+        self.byte_off = byte_off
+        self.size = size
+
+    def SetGlobalBuffer(self, addr: GmBuffer | GlobalTensor, bufferSize: int | None = None) -> None:
+        """Bind to `addr` (a GM_ADDR, or a GlobalTensor to share its start). Like the hardware,
+        a size larger than the allocation is accepted here; accesses are checked."""
+        if isinstance(addr, GlobalTensor):
+            buf, off = addr.buf, addr.byte_off
+        elif isinstance(addr, GmBuffer):
+            buf, off = addr, 0
+        else:
+            raise ParameterError(f"SetGlobalBuffer needs a GM_ADDR kernel argument, got {addr!r}")
+        if bufferSize is not None and int(bufferSize) < 0:
+            raise ParameterError(f"SetGlobalBuffer: negative size {bufferSize}")
+        self.buf, self.byte_off = buf, off
+        self.size = 0 if bufferSize is None else int(bufferSize)
+
+    def __getitem__(self, offset: int) -> GlobalTensor:
+        offset = int(offset)
+        if self.buf is None:
+            raise ParameterError("GlobalTensor[...] before SetGlobalBuffer")
+        byte_off = self.byte_off + offset * self.dtype.size
+        if offset < 0 or byte_off > self.buf.nbytes:
+            raise OutOfRangeError(
+                f"GlobalTensor<{self.dtype}>[{offset}] starts at byte {byte_off}, outside GM "
+                f"buffer {self.buf.name!r} of {self.buf.nbytes} bytes")
+        size = max(self.size - offset, 0) if self.size else 0
+        return GlobalTensor(self.dtype, self.buf, byte_off, size)
+
+    def GetSize(self) -> int:
+        return self.size
+
+    def GetPhyAddr(self) -> int:
+        return self.byte_off
+
+    def _element(self, index: int) -> tuple[int, int]:
+        if self.buf is None:
+            raise ParameterError("GlobalTensor used before SetGlobalBuffer")
+        start = self.byte_off + int(index) * self.dtype.size
+        end = start + self.dtype.size
+        if index < 0 or end > self.buf.nbytes:
+            raise OutOfRangeError(
+                f"GlobalTensor<{self.dtype}> element {index} at GM bytes [{start}, {end}) is "
+                f"outside buffer {self.buf.name!r} of {self.buf.nbytes} bytes",
+                buffer=f"GM {self.buf.name}", byte_range=f"[{start}, {end})")
+        return start, end
+
+    def GetValue(self, index: int) -> np.generic:
+        from .registry import scalar_access
+        start, end = self._element(index)
+        scalar_access("GetValue", current_core(), self.buf.mem_id, start, end, write=False)
+        return _decode(self.dtype, self.buf.data[start:end])
+
+    def SetValue(self, index: int, value: object) -> None:
+        from .registry import scalar_access
+        start, end = self._element(index)
+        scalar_access("SetValue", current_core(), self.buf.mem_id, start, end, write=True)
+        self.buf.data[start:end] = _encode(self.dtype, value)
+
+    def __repr__(self) -> str:
+        name = self.buf.name if self.buf else "unbound"
+        return f"GlobalTensor<{self.dtype}>({name}+{self.byte_off}, size={self.size})"
+
+
+class BufferInfo:
+    """Where a LocalTensor came from: a TQue/TBuf buffer (name, UB byte range, position)."""
+
+    __slots__ = ("name", "start", "end", "position", "index")
+
+    def __init__(self, name: str, start: int, end: int, position: str, index: int = 0) -> None:
+        self.name, self.start, self.end, self.position, self.index = (
+            name, start, end, position, index)
+
+    def __repr__(self) -> str:
+        return f"{self.name} UB [{self.start}, {self.end})"
+
+
+class LocalTensor(metaclass=_Typed):
+    """A typed window of one core's UB: byte address `addr`, `size` elements of `dtype`."""
+
+    __slots__ = ("core", "addr", "dtype", "size", "origin")
+
+    def __init__(self, dtype: DType, core: CoreState | None = None, addr: int = 0, size: int = 0,
+                 origin: BufferInfo | None = None) -> None:
+        self.dtype = dtype
+        self.core = core
+        self.addr = addr
+        self.size = size
+        self.origin = origin
+
+    def __getitem__(self, offset: int) -> LocalTensor:
+        offset = int(offset)
+        if offset < 0 or offset > self.size:
+            raise OutOfRangeError(
+                f"LocalTensor<{self.dtype}>[{offset}] is outside the tensor's {self.size} "
+                f"elements", buffer=self.origin, byte_range=self._range_text())
+        return LocalTensor(self.dtype, self.core, self.addr + offset * self.dtype.size,
+                           self.size - offset, self.origin)
+
+    @property
+    def ReinterpretCast(self) -> _Reinterpret:
+        """`t.ReinterpretCast[uint16_t]()`: same address and bytes, seen as another type."""
+        return _Reinterpret(self)
+
+    def reinterpret(self, dtype: DType) -> LocalTensor:
+        return LocalTensor(dtype, self.core, self.addr, self.size * self.dtype.size // dtype.size,
+                           self.origin)
+
+    def __call__(self) -> LocalTensor:
+        """`ReinterpretCast[U]()`: the brackets already made the view; `()` is the C++ call."""
+        return self
+
+    def GetSize(self) -> int:
+        return self.size
+
+    def SetSize(self, size: int) -> None:
+        """Shrink or regrow the view within its buffer."""
+        size = int(size)
+        limit = (self.origin.end - self.addr) // self.dtype.size if self.origin else size
+        if size < 0 or size > limit:
+            raise OutOfRangeError(f"LocalTensor.SetSize({size}) exceeds its buffer "
+                                  f"({limit} elements of {self.dtype})", buffer=self.origin)
+        self.size = size
+
+    def GetPhyAddr(self) -> int:
+        return self.addr
+
+    def _element(self, index: int) -> tuple[int, int]:
+        if self.core is None:
+            raise ParameterError("LocalTensor used before it was allocated")
+        index = int(index)
+        if index < 0 or index >= self.size:
+            raise OutOfRangeError(
+                f"LocalTensor<{self.dtype}> element {index} is outside the tensor's "
+                f"{self.size} elements", buffer=self.origin, byte_range=self._range_text())
+        start = self.addr + index * self.dtype.size
+        return start, start + self.dtype.size
+
+    def GetValue(self, index: int) -> np.generic:
+        from .registry import scalar_access
+        start, end = self._element(index)
+        scalar_access("GetValue", self.core, MEM_UB, start, end, write=False)
+        return _decode(self.dtype, self.core.ub[start:end])
+
+    def SetValue(self, index: int, value: object) -> None:
+        from .registry import scalar_access
+        start, end = self._element(index)
+        scalar_access("SetValue", self.core, MEM_UB, start, end, write=True)
+        self.core.ub[start:end] = _encode(self.dtype, value)
+
+    def _range_text(self) -> str:
+        return f"UB [{self.addr}, {self.addr + self.size * self.dtype.size})"
+
+    def __repr__(self) -> str:
+        return f"LocalTensor<{self.dtype}>(UB+{self.addr}, size={self.size})"
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the tensor's elements as a caller-facing numpy array (for debugging)."""
+        raw = self.core.ub[self.addr:self.addr + self.size * self.dtype.size].copy()
+        return raw.view(self.dtype.numpy)
+
+
+class _Reinterpret:
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: LocalTensor) -> None:
+        self.tensor = tensor
+
+    def __getitem__(self, dtype: DType) -> LocalTensor:
+        # The view itself; calling it (the C++ `()`) returns it unchanged.
+        t = self.tensor
+        return LocalTensor(dtype, t.core, t.addr, t.size * t.dtype.size // dtype.size, t.origin)
+
+
+def _decode(dtype: DType, raw: np.ndarray) -> np.generic:
+    return raw.view(dtype.numpy)[0]
+
+
+def _encode(dtype: DType, value: object) -> np.ndarray:
+    return np.array([dtype(value)], dtype=dtype.numpy).view(np.uint8)

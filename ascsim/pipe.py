@@ -1,0 +1,321 @@
+"""TPipe, TQue and TBuf: UB allocation and the queue framework's implicit synchronisation.
+
+`TPipe.InitBuffer` carves buffers from UB address 0 upwards in call order (lengths rounded up to
+32 bytes). A `TQue` cycles through its buffers: `AllocTensor` -> (fill) -> `EnQue` -> `DeQue` ->
+(use) -> `FreeTensor`, and those calls are flags: VECIN uses MTE2_V to hand a filled buffer to V
+and V_MTE2 to hand it back; VECOUT uses V_MTE3 and MTE3_V. The flags appear in the instruction
+record as implicit SetFlag/WaitFlag at the kernel line of the queue call.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import IntEnum
+from typing import Any
+
+from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core, dummy_byte
+from .dtypes import DType
+from .errors import QueueStateError
+from .memory import BufferInfo, LocalTensor
+from .registry import W, register
+from .sync import NUM_EVENT_IDS, HardEvent, run_on_pipe, set_flag, wait_flag
+
+__all__ = ["TPipe", "TQue", "TBuf", "QuePosition", "TPosition", "MAX_TENSOR_POSITION_ALLOC"]
+
+
+class QuePosition(IntEnum):
+    GM = 0
+    VECIN = 1
+    VECOUT = 2
+    VECCALC = 3
+
+
+TPosition = QuePosition
+
+MAX_BUFFERS_PER_PIPE = 64      # InitBuffer.md
+MAX_QUE_BUFFERS_PER_POSITION = 8  # one event id each
+MAX_TENSOR_POSITION_ALLOC = 4  # AllocTensor.md: at most 4 outstanding per position
+
+# position -> (enqueue event, free event); VECCALC queues carry no events
+_QUE_EVENTS = {
+    QuePosition.VECIN: (HardEvent.MTE2_V, HardEvent.V_MTE2),
+    QuePosition.VECOUT: (HardEvent.V_MTE3, HardEvent.MTE3_V),
+}
+# the pipe that writes a freshly allocated buffer of each position
+_FILL_PIPE = {QuePosition.VECIN: PIPE_MTE2, QuePosition.VECOUT: PIPE_V,
+              QuePosition.VECCALC: PIPE_V}
+
+ALLOC = register("AllocTensor", PIPE_S, "queue", doc="take the next free buffer of a TQue")
+ENQUE = register("EnQue", PIPE_S, "queue", doc="hand a filled buffer to the consumer pipe")
+DEQUE = register("DeQue", PIPE_S, "queue", doc="take the oldest enqueued buffer")
+FREE = register("FreeTensor", PIPE_S, "queue", doc="give a buffer back to the producer pipe")
+
+FREE_STATE, ALLOCATED, ENQUEUED, DEQUEUED = "free", "allocated", "enqueued", "dequeued"
+
+
+def _caller_name(obj: object) -> str:
+    """The attribute or variable name the kernel uses for `obj`, for messages."""
+    f = sys._getframe(2)
+    for scope in (f.f_locals.get("self").__dict__ if hasattr(f.f_locals.get("self"), "__dict__")
+                  else {}, f.f_locals):
+        for name, value in scope.items():
+            if value is obj:
+                return name
+    return type(obj).__name__
+
+
+class TPipe:
+    """The per-core UB allocator. Create one per kernel, before its queues are initialised."""
+
+    def __init__(self) -> None:
+        self.core = current_core()
+        self.core.pipe = self
+        self.cursor = 0
+        self.buffers: list[BufferInfo] = []
+
+    def InitBuffer(self, que: TQue | TBuf, *args: int) -> None:
+        """`InitBuffer(que, num, len)` or `InitBuffer(tbuf, len)`."""
+        name = _caller_name(que)
+        if isinstance(que, TBuf):
+            if len(args) != 1:
+                raise QueueStateError("InitBuffer(TBuf, len) takes one length")
+            num, length = 1, int(args[0])
+        else:
+            if len(args) != 2:
+                raise QueueStateError("InitBuffer(TQue, num, len) takes a count and a length")
+            num, length = int(args[0]), int(args[1])
+        if num < 1 or length < 0:
+            raise QueueStateError(f"InitBuffer({name}, {num}, {length}): count must be >= 1 and "
+                                  "length >= 0")
+        if que.buffers:
+            raise QueueStateError(f"InitBuffer: {name} was already initialised")
+        length = (length + 31) // 32 * 32
+        if len(self.buffers) + num > MAX_BUFFERS_PER_PIPE:
+            raise QueueStateError(f"InitBuffer({name}): more than {MAX_BUFFERS_PER_PIPE} buffers "
+                                  "in one TPipe")
+        if isinstance(que, TQue) and que.position in _QUE_EVENTS:
+            same = sum(1 for b in self.buffers if b.position == que.position.name and
+                       b.index >= 0) + num
+            if same > MAX_QUE_BUFFERS_PER_POSITION:
+                raise QueueStateError(f"InitBuffer({name}): more than "
+                                      f"{MAX_QUE_BUFFERS_PER_POSITION} TQue buffers at "
+                                      f"{que.position.name} (each needs its own event id)")
+        ub = self.core.profile.ub_bytes
+        end = self.cursor + num * length
+        if end > ub:
+            raise QueueStateError(
+                f"InitBuffer({name}, {num}, {length}) needs UB [{self.cursor}, {end}) but UB "
+                f"has {ub} bytes: buffer size is {num * length}, exceeds the limit "
+                f"{ub - self.cursor} left after {len(self.buffers)} earlier buffer(s)",
+                core=self.core.block_idx)
+        infos = []
+        for i in range(num):
+            start = self.cursor + i * length
+            label = f"{name}[{i}]" if num > 1 else name
+            infos.append(BufferInfo(label, start, start + length, que.position.name,
+                                    i if isinstance(que, TQue) else -1))
+        self.cursor = end
+        self.buffers.extend(infos)
+        que._attach(self.core, infos, name)
+
+    def Destroy(self) -> None:
+        pass
+
+    def Reset(self) -> None:
+        self.cursor = 0
+        self.buffers = []
+
+
+class _QueMeta(type):
+    def __getitem__(cls, params: Any) -> Any:
+        if not isinstance(params, tuple):
+            params = (params,)
+        position = QuePosition(params[0])
+        depth = int(params[1]) if len(params) > 1 else 1
+        return lambda: cls(position, depth)
+
+
+class _Bracket:
+    """`q.AllocTensor[T]()`: the template argument in brackets."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def __getitem__(self, dtype: DType):
+        return lambda *a: self.fn(dtype, *a)
+
+
+class TQue(metaclass=_QueMeta):
+    """`TQue<QuePosition::VECIN, depth>`: written `TQue[QuePosition.VECIN, 1]()`."""
+
+    def __init__(self, position: QuePosition, depth: int = 1) -> None:
+        self.position = position
+        self.depth = depth
+        self.buffers: list[BufferInfo] = []
+        self.core: CoreState | None = None
+        self.name = "TQue"
+
+    def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
+        self.core, self.buffers, self.name = core, infos, name
+        self.state = [FREE_STATE] * len(infos)
+        self.free_id = [-1] * len(infos)      # event id of a pending free event per buffer
+        self.next = 0                         # round-robin allocation cursor
+        self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
+
+    def _buffer_of(self, tensor: LocalTensor, call: str) -> int:
+        for i, b in enumerate(self.buffers):
+            if b is tensor.origin:
+                return i
+        raise QueueStateError(f"{call}: the tensor {tensor!r} does not come from queue "
+                              f"{self.name}", core=self.core.block_idx if self.core else None)
+
+    def _record(self, ins, index: int, code, lasti: int) -> None:
+        b = self.buffers[index]
+        self.core.records.append((ins.id, PIPE_S, code, lasti, 0, index, 0, self,
+                                  W, MEM_UB, b.start, b.end))
+
+    def _alloc(self, dtype: DType) -> LocalTensor:
+        if not self.buffers:
+            raise QueueStateError("AllocTensor before InitBuffer")
+        f = sys._getframe(2)
+        core = self.core
+        i = self.next
+        if self.state[i] != FREE_STATE:
+            busy = sum(1 for s in self.state if s != FREE_STATE)
+            raise QueueStateError(
+                f"AllocTensor on {self.name}: all {len(self.buffers)} buffer(s) are in use "
+                f"({busy} allocated and not freed); on hardware this call would hang",
+                core=core.block_idx)
+        self.next = (i + 1) % len(self.buffers)
+        self._record(ALLOC, i, f.f_code, f.f_lasti)
+        events = _QUE_EVENTS.get(self.position)
+        if events is not None and self.free_id[i] >= 0:
+            wait_flag(core, events[1], self.free_id[i], f.f_code, f.f_lasti, implicit=True)
+            _release_id(core, events[1], self.free_id[i])
+            self.free_id[i] = -1
+        b = self.buffers[i]
+        run_on_pipe(core, _FILL_PIPE[self.position], _fill, (core, b.start, b.end))
+        self.state[i] = ALLOCATED
+        return LocalTensor(dtype, core, b.start, (b.end - b.start) // dtype.size, b)
+
+    @property
+    def AllocTensor(self) -> _Bracket:
+        return _Bracket(self._alloc)
+
+    def EnQue(self, tensor: LocalTensor) -> bool:
+        f = sys._getframe(1)
+        i = self._buffer_of(tensor, "EnQue")
+        if self.state[i] != ALLOCATED:
+            raise QueueStateError(f"EnQue/DeQue is not matched with the previous state: EnQue of "
+                                  f"{self.buffers[i].name}, which is {self.state[i]}",
+                                  core=self.core.block_idx)
+        if len(self.fifo) >= max(self.depth, 1):
+            raise QueueStateError(f"EnQue on {self.name}: depth {self.depth} already holds "
+                                  f"{len(self.fifo)} tensor(s) not yet dequeued",
+                                  core=self.core.block_idx)
+        self._record(ENQUE, i, f.f_code, f.f_lasti)
+        events = _QUE_EVENTS.get(self.position)
+        event_id = -1
+        if events is not None:
+            event_id = _alloc_id(self.core, events[0])
+            set_flag(self.core, events[0], event_id, f.f_code, f.f_lasti, implicit=True)
+        self.state[i] = ENQUEUED
+        self.fifo.append((i, event_id))
+        return True
+
+    def _deque(self, dtype: DType) -> LocalTensor:
+        f = sys._getframe(2)
+        if not self.fifo:
+            raise QueueStateError(f"DeQue on {self.name} without a matching EnQue: the queue is "
+                                  "empty (on hardware this call would hang)",
+                                  core=self.core.block_idx if self.core else None)
+        i, event_id = self.fifo.pop(0)
+        self._record(DEQUE, i, f.f_code, f.f_lasti)
+        events = _QUE_EVENTS.get(self.position)
+        if events is not None:
+            wait_flag(self.core, events[0], event_id, f.f_code, f.f_lasti, implicit=True)
+            _release_id(self.core, events[0], event_id)
+        self.state[i] = DEQUEUED
+        b = self.buffers[i]
+        return LocalTensor(dtype, self.core, b.start, (b.end - b.start) // dtype.size, b)
+
+    @property
+    def DeQue(self) -> _Bracket:
+        return _Bracket(self._deque)
+
+    def FreeTensor(self, tensor: LocalTensor) -> None:
+        f = sys._getframe(1)
+        i = self._buffer_of(tensor, "FreeTensor")
+        if self.state[i] == FREE_STATE:
+            raise QueueStateError(f"FreeTensor of {self.buffers[i].name}, which is already free "
+                                  "(freed twice)", core=self.core.block_idx)
+        if self.state[i] == ENQUEUED:
+            raise QueueStateError(f"FreeTensor of {self.buffers[i].name} while it is enqueued "
+                                  "(DeQue it first)", core=self.core.block_idx)
+        self._record(FREE, i, f.f_code, f.f_lasti)
+        events = _QUE_EVENTS.get(self.position)
+        if events is not None:
+            event_id = _alloc_id(self.core, events[1])
+            set_flag(self.core, events[1], event_id, f.f_code, f.f_lasti, implicit=True)
+            self.free_id[i] = event_id
+        self.state[i] = FREE_STATE
+
+    def VacantInQue(self) -> bool:
+        return len(self.fifo) < max(self.depth, 1)
+
+    def HasTensorInQue(self) -> bool:
+        return bool(self.fifo)
+
+
+class _BufMeta(type):
+    def __getitem__(cls, position: Any) -> Any:
+        return lambda: cls(QuePosition(position))
+
+
+class TBuf(metaclass=_BufMeta):
+    """`TBuf<TPosition::VECCALC>`: a plain UB block, no queue and no syncs."""
+
+    def __init__(self, position: QuePosition = QuePosition.VECCALC) -> None:
+        self.position = position
+        self.buffers: list[BufferInfo] = []
+        self.core: CoreState | None = None
+
+    def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
+        self.core, self.buffers, self.name = core, infos, name
+
+    def _get(self, dtype: DType, length: int | None = None) -> LocalTensor:
+        if not self.buffers:
+            raise QueueStateError("TBuf.Get before InitBuffer")
+        b = self.buffers[0]
+        capacity = (b.end - b.start) // dtype.size
+        n = capacity if length is None else int(length)
+        if n < 0 or n > capacity:
+            raise QueueStateError(f"{self.name}.Get<{dtype}>({n}): the buffer holds {capacity} "
+                                  f"elements of {dtype} ({b.end - b.start} bytes)",
+                                  core=self.core.block_idx)
+        return LocalTensor(dtype, self.core, b.start, n, b)
+
+    @property
+    def Get(self) -> _Bracket:
+        return _Bracket(self._get)
+
+
+def _fill(core: CoreState, start: int, end: int) -> None:
+    # AllocTensor contents are unspecified: make stale data obvious.
+    core.ub[start:end] = dummy_byte(core.profile)
+
+
+def _alloc_id(core: CoreState, event: int) -> int:
+    held = core.event_pool.get(event, 0)
+    for event_id in range(NUM_EVENT_IDS):
+        if not held & (1 << event_id):
+            core.event_pool[event] = held | (1 << event_id)
+            return event_id
+    raise QueueStateError(f"no free event id for {HardEvent(event).name}: all "
+                          f"{NUM_EVENT_IDS} are held by queue operations", core=core.block_idx)
+
+
+def _release_id(core: CoreState, event: int, event_id: int) -> None:
+    core.event_pool[event] = core.event_pool.get(event, 0) & ~(1 << event_id)

@@ -1,0 +1,164 @@
+"""`launch`: run a kernel on every simulated core and collect what happened in a `Run`.
+
+Each core gets its own UB, flags and instruction record. Cores run one after another, or on a
+thread pool (`threads=N`; numba work releases the GIL). A correctly written kernel gives the same
+bits either way: cores only share GM, and the sanitizer reports cores that write the same bytes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .core import PIPE_NAMES, CoreState, bind_core
+from .errors import ParameterError, SimulationError
+from .memory import GmBuffer
+from .profile import HardwareProfile, load_profile
+from .registry import Record, decode
+from .source import cpp_position, short_path
+from .sync import finish_core
+from .tiling import TilingData
+
+__all__ = ["launch", "Run"]
+
+_ASCSIM_DIR = __file__.rsplit("/", 1)[0]
+
+
+@dataclass
+class Run:
+    """What a launch did: per-core instruction records and the launch parameters."""
+
+    kernel_name: str
+    block_dim: int
+    profile: HardwareProfile
+    cores: list[CoreState]
+    gm: list[GmBuffer | None]
+    tiling: TilingData | None
+    tiling_key: int | None
+    wall_seconds: float
+    findings: list[Any] = field(default_factory=list)
+
+    def records(self, core: int) -> list[tuple]:
+        """The raw record tuples of one core, in issue order."""
+        return self.cores[core].records
+
+    def decoded(self, core: int) -> list[Record]:
+        return [decode(r, i) for i, r in enumerate(self.cores[core].records)]
+
+    @property
+    def instruction_count(self) -> int:
+        return sum(len(c.records) for c in self.cores)
+
+    def counts_by_pipe(self) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        for c in self.cores:
+            for r in c.records:
+                counts[PIPE_NAMES[r[1]]] += 1
+        return dict(counts)
+
+    def counts_by_instruction(self) -> dict[str, int]:
+        from .registry import REGISTRY
+        counts: Counter[str] = Counter()
+        for c in self.cores:
+            for r in c.records:
+                counts[REGISTRY[r[0]].name] += 1
+        return dict(counts)
+
+    def log(self) -> list[str]:
+        """printf / DumpTensor output of every core, in core order."""
+        return [line for c in self.cores for line in c.log]
+
+    def __repr__(self) -> str:
+        return (f"<Run {self.kernel_name} block_dim={self.block_dim} "
+                f"instructions={self.instruction_count} profile={self.profile.name}>")
+
+
+def _wrap_gm(args: Sequence[Any], names: list[str]) -> list[GmBuffer | None]:
+    bufs: list[GmBuffer | None] = []
+    for i, a in enumerate(args):
+        name = names[i] if i < len(names) else f"arg{i}"
+        if a is None:
+            bufs.append(None)  # an absent optional input: the kernel sees nullptr
+        elif isinstance(a, np.ndarray):
+            bufs.append(GmBuffer(a, name, len(bufs) + 1))
+        else:
+            raise ParameterError(f"launch: GM argument {name!r} must be a numpy array or None, "
+                                 f"got {type(a).__name__}")
+    return bufs
+
+
+def _kernel_position(exc: BaseException) -> tuple[str | None, str | None]:
+    """The innermost traceback frame outside ascsim: the kernel line that faulted."""
+    py = cpp = None
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        path = frame.f_code.co_filename
+        if not path.startswith(_ASCSIM_DIR):
+            py = f"{short_path(path)}:{line}"
+            mapped = cpp_position(path, line)
+            cpp = f"{short_path(mapped[0])}:{mapped[1]}" if mapped else None
+    return py, cpp
+
+
+def _run_core(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> None:
+    bind_core(core)
+    try:
+        kernel(*args)
+        finish_core(core)
+    except SimulationError as e:
+        py, cpp = _kernel_position(e)
+        e.add_context(core=core.block_idx, kernels_py=py, kernels_cpp=cpp)
+        raise
+    finally:
+        bind_core(None)
+
+
+def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
+           tiling: TilingData | None = None, tiling_key: int | None = None,
+           profile: str | HardwareProfile | None = None, sanitize: str = "off",
+           threads: int = 1) -> Run:
+    """Run `kernel(*gm_args, tiling)` on `block_dim` simulated AI Vector cores.
+
+    `gm_args` are numpy arrays (C-contiguous; outputs are written in place) or None for an
+    absent optional input; the tiling struct, if given, is passed as the last GM_ADDR argument.
+    """
+    if sanitize not in ("off", "check", "strict"):
+        raise ParameterError(f"sanitize must be 'off', 'check' or 'strict', got {sanitize!r}")
+    block_dim = int(block_dim)
+    if block_dim < 1:
+        raise ParameterError(f"block_dim must be at least 1, got {block_dim}")
+    threads = max(1, int(threads))
+    prof = load_profile(profile)
+    try:
+        names = list(inspect.signature(kernel).parameters)
+    except (TypeError, ValueError):
+        names = []
+    gm = _wrap_gm(gm_args, names)
+    args: list[Any] = list(gm)
+    if tiling is not None:
+        tbuf = GmBuffer(tiling.to_bytes(), "tiling", len(gm) + 1, struct=type(tiling))
+        gm.append(tbuf)
+        args.append(tbuf)
+    gm_table: list[Any] = [None, *gm]  # memory id k -> buffer (0 is UB)
+    cores = [CoreState(b, block_dim, prof, gm_table, tiling_key) for b in range(block_dim)]
+    start = time.perf_counter()
+    if threads == 1 or block_dim == 1:
+        for core in cores:
+            _run_core(kernel, args, core)
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = [pool.submit(_run_core, kernel, args, core) for core in cores]
+            errors = [f.exception() for f in futures]
+        for err in errors:  # report the lowest core's fault, whatever order threads ran in
+            if err is not None:
+                raise err
+    wall = time.perf_counter() - start
+    name = getattr(kernel, "__name__", str(kernel))
+    return Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)

@@ -1,0 +1,240 @@
+"""Intra-core synchronisation: `HardEvent`, event ids, `SetFlag`/`WaitFlag`, `PipeBarrier`.
+
+Each (event, id) is a per-core binary flag. `SetFlag<E>(id)` runs on E's source pipe and sets
+it; setting a flag that is already set is undefined on hardware and an error here.
+`WaitFlag<E>(id)` runs on E's destination pipe: a set flag is consumed, otherwise that pipe
+stalls until the matching SetFlag. Execution is in program order, except that work issued to a
+stalled pipe waits in that pipe's backlog and runs when the flag is set, so that a WaitFlag
+issued before its SetFlag behaves as on hardware. A wait that nothing satisfies by the end of
+the kernel (or a scalar-pipe wait that nothing can satisfy) is a deadlock.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import IntEnum
+
+from .core import (
+    PIPE_ALL,
+    PIPE_MTE2,
+    PIPE_MTE3,
+    PIPE_NAMES,
+    PIPE_S,
+    PIPE_V,
+    CoreState,
+    current_core,
+)
+from .errors import DeadlockError, SyncError
+from .registry import register
+
+__all__ = ["HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t",
+           "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
+           "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5",
+           "EVENT_ID6", "EVENT_ID7", "set_flag", "wait_flag", "finish_core", "flag_name",
+           "EVENT_PIPES"]
+
+
+class HardEvent(IntEnum):
+    """`enum class HardEvent : uint8_t` (impl/basic_api/kernel_event.h): source_destination."""
+
+    MTE2_MTE1 = 0
+    MTE1_MTE2 = 1
+    MTE1_M = 2
+    M_MTE1 = 3
+    MTE2_V = 4
+    V_MTE2 = 5
+    MTE3_V = 6
+    V_MTE3 = 7
+    M_V = 8
+    V_M = 9
+    V_V = 10
+    MTE3_MTE1 = 11
+    MTE1_MTE3 = 12
+    MTE1_V = 13
+    MTE2_M = 14
+    M_MTE2 = 15
+    V_MTE1 = 16
+    M_FIX = 17
+    FIX_M = 18
+    MTE3_MTE2 = 19
+    MTE2_MTE3 = 20
+    S_V = 21
+    V_S = 22
+    S_MTE2 = 23
+    MTE2_S = 24
+    S_MTE3 = 25
+    MTE3_S = 26
+    MTE2_FIX = 27
+    FIX_MTE2 = 28
+    FIX_S = 29
+    M_S = 30
+    FIX_MTE3 = 31
+    MTE1_FIX = 32
+    FIX_MTE1 = 33
+    FIX_FIX = 34
+    MAX = 35
+
+
+class pipe_t(IntEnum):  # noqa: N801 - AscendC name
+    PIPE_S = PIPE_S
+    PIPE_V = PIPE_V
+    PIPE_MTE2 = PIPE_MTE2
+    PIPE_MTE3 = PIPE_MTE3
+    PIPE_ALL = PIPE_ALL
+
+
+event_t = int
+EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 = range(8)
+NUM_EVENT_IDS = 8
+
+_PIPE_BY_NAME = {"S": PIPE_S, "V": PIPE_V, "MTE2": PIPE_MTE2, "MTE3": PIPE_MTE3}
+# (source pipe, destination pipe) of every event both of whose pipes an AIV core has
+EVENT_PIPES: dict[int, tuple[int, int]] = {}
+for _e in HardEvent:
+    _src, _, _dst = _e.name.partition("_")
+    if _src in _PIPE_BY_NAME and _dst in _PIPE_BY_NAME:
+        EVENT_PIPES[int(_e)] = (_PIPE_BY_NAME[_src], _PIPE_BY_NAME[_dst])
+
+SET = register("SetFlag", None, "sync", "SetFlag", doc="set an (event, id) flag on its source pipe")
+WAIT = register("WaitFlag", None, "sync", "WaitFlag",
+                doc="wait for and clear an (event, id) flag on its destination pipe")
+BARRIER = register("PipeBarrier", None, "sync", "PipeBarrier",
+                   doc="wait until every earlier instruction of a pipe has finished")
+
+
+def flag_name(flag: int) -> str:
+    return f"{HardEvent(flag >> 3).name} id {flag & 7}"
+
+
+def _event_pipes(event: int) -> tuple[int, int]:
+    try:
+        return EVENT_PIPES[event]
+    except KeyError:
+        raise SyncError(f"HardEvent {HardEvent(event).name} names a pipe an AI Vector core does "
+                        "not have (only S, V, MTE2 and MTE3)") from None
+
+
+def _flag_index(event: int, event_id: int) -> int:
+    if not 0 <= event_id < NUM_EVENT_IDS:
+        raise SyncError(f"eventID {event_id} should be in range [0, {NUM_EVENT_IDS})",
+                        event=HardEvent(event).name)
+    return event * NUM_EVENT_IDS + event_id
+
+
+def _do_set(core: CoreState, flag: int, dst: int) -> None:
+    if core.waiting[dst] == flag:
+        # The destination pipe was stalled on exactly this flag: release it.
+        core.waiting[dst] = -1
+        core.stalled &= ~(1 << dst)
+        _drain(core, dst)
+    elif core.flags[flag]:
+        raise SyncError(f"SetFlag on {flag_name(flag)}, which is already set and not yet waited "
+                        "for (undefined on hardware: the second set is lost)",
+                        core=core.block_idx)
+    else:
+        core.flags[flag] = 1
+
+
+def _do_wait(core: CoreState, flag: int, dst: int) -> None:
+    if core.flags[flag]:
+        core.flags[flag] = 0
+    elif dst == PIPE_S:
+        raise DeadlockError(f"the scalar pipe waits for {flag_name(flag)}, which no issued "
+                            "instruction sets: the scalar unit stops issuing, so nothing can",
+                            core=core.block_idx)
+    else:
+        core.waiting[dst] = flag
+        core.stalled |= 1 << dst
+
+
+def _drain(core: CoreState, pipe: int) -> None:
+    """Run work held back while `pipe` was stalled, until it stalls again."""
+    backlog = core.backlog[pipe]
+    while backlog and not core.stalled & (1 << pipe):
+        fn, args = backlog.pop(0)
+        fn(*args)
+
+
+def run_on_pipe(core: CoreState, pipe: int, fn, args: tuple) -> None:
+    if core.stalled & (1 << pipe):
+        core.backlog[pipe].append((fn, args))
+    else:
+        fn(*args)
+
+
+def set_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
+             implicit: bool = False) -> None:
+    src, dst = _event_pipes(event)
+    flag = _flag_index(event, event_id)
+    core.records.append((SET.id, src, code, lasti, 0, int(implicit), 0, flag))
+    run_on_pipe(core, src, _do_set, (core, flag, dst))
+
+
+def wait_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
+              implicit: bool = False) -> None:
+    src, dst = _event_pipes(event)
+    flag = _flag_index(event, event_id)
+    core.records.append((WAIT.id, dst, code, lasti, 0, int(implicit), 0, flag))
+    run_on_pipe(core, dst, _do_wait, (core, flag, dst))
+
+
+def _make_flag_op(op, event: int):
+    def call(eventId: int) -> None:
+        f = sys._getframe(1)
+        op(current_core(), event, int(eventId), f.f_code, f.f_lasti)
+    call.__name__ = f"{op.__name__}<{HardEvent(event).name}>"
+    return call
+
+
+class _FlagOp:
+    """`SetFlag[HardEvent.MTE2_V](EVENT_ID0)`: the event is the template argument."""
+
+    def __init__(self, op) -> None:
+        self._calls = {int(e): _make_flag_op(op, int(e)) for e in HardEvent if e != HardEvent.MAX}
+
+    def __getitem__(self, event: HardEvent):
+        return self._calls[int(event)]
+
+
+SetFlag = _FlagOp(set_flag)
+WaitFlag = _FlagOp(wait_flag)
+
+
+def _pipe_barrier(pipe: int):
+    def call() -> None:
+        f = sys._getframe(1)
+        core = current_core()
+        if pipe == PIPE_S:
+            raise SyncError("PipeBarrier<PIPE_S> is not supported: the scalar pipe is ordered by "
+                            "hardware", core=core.block_idx)
+        core.records.append((BARRIER.id, pipe, f.f_code, f.f_lasti, 0, 0, 0, pipe))
+        if pipe == PIPE_ALL and core.stalled:
+            stuck = [PIPE_NAMES[p] for p in range(4) if core.stalled & (1 << p)]
+            raise DeadlockError(f"PipeBarrier<PIPE_ALL> while pipe(s) {', '.join(stuck)} wait "
+                                "for flags that only later instructions could set",
+                                core=core.block_idx)
+    return call
+
+
+class _Barrier:
+    """`PipeBarrier[PIPE_V]()`."""
+
+    def __init__(self) -> None:
+        self._calls = {p: _pipe_barrier(p) for p in (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3,
+                                                     PIPE_ALL)}
+
+    def __getitem__(self, pipe: int):
+        return self._calls[int(pipe)]
+
+
+PipeBarrier = _Barrier()
+
+
+def finish_core(core: CoreState) -> None:
+    """End-of-kernel check: every stalled pipe is a deadlock."""
+    if core.stalled:
+        stuck = [f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(core.waiting[p])} "
+                 f"({len(core.backlog[p])} instruction(s) behind it)"
+                 for p in range(4) if core.stalled & (1 << p)]
+        raise DeadlockError("the kernel ended with a WaitFlag nobody set: " + "; ".join(stuck),
+                            core=core.block_idx)

@@ -1,0 +1,1 @@
+"""Python transcriptions of the AscendC operators in kernels_cpp/, run on ascsim."""

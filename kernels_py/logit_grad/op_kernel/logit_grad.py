@@ -1,0 +1,23 @@
+"""LogitGrad kernel entry: one instantiation per dtype, chosen by the tiling key
+(1 fp16, 2 fp32, 3 bf16).
+"""
+
+from ascsim.ascendc import *
+
+from .logit_grad_kernel import KernelLogitGrad
+
+
+def logit_grad(x, dy, dx, workspace, tiling):
+    tilingData = GET_TILING_DATA(tiling)
+    if TILING_KEY_IS(1):
+        op = KernelLogitGrad[half]()
+        op.Init(x, dy, dx, tilingData)
+        op.Process()
+    elif TILING_KEY_IS(2):
+        op = KernelLogitGrad[float]()
+        op.Init(x, dy, dx, tilingData)
+        op.Process()
+    elif TILING_KEY_IS(3):
+        op = KernelLogitGrad[bfloat16_t]()
+        op.Init(x, dy, dx, tilingData)
+        op.Process()
