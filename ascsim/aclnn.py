@@ -1,0 +1,478 @@
+"""The aclnn side of an operator: tensors, executors, L0 building blocks and the two-phase run.
+
+Phase one (`aclnnXxxGetWorkspaceSize`) checks the parameters and builds an executor: a list of
+tasks (make contiguous, cast, infer shapes + tile + launch a kernel, copy into the output view)
+whose tiling already ran, so the workspace size is known. Phase two (`aclnnXxx`) runs the tasks
+once. Python transcriptions of op_api files use these names with the C++ shape; `OP_LOGE`
+remembers the message and `CHECK_RET` raises `AclnnError` with it, where C++ would return the
+code.
+
+Caller arrays are numpy arrays (ml_dtypes.bfloat16 for bf16) or torch CPU tensors; they are
+wrapped, never modified, and outputs are written through the caller's own view (strides kept).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from . import convert
+from .errors import (
+    ACLNN_ERR_INNER_NULLPTR,
+    ACLNN_ERR_INNER_TILING_ERROR,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_SUCCESS,
+    AclnnError,
+)
+from .host import (
+    GRAPH_SUCCESS,
+    DataType,
+    Format,
+    InferDataTypeContext,
+    InferShapeContext,
+    Shape,
+    StorageShape,
+    TensorDesc,
+    TensorInfo,
+    TilingContext,
+    dtype_to_ge,
+    ge_to_numpy,
+    kernel_entry,
+    op_registration,
+)
+from .profile import HardwareProfile, load_profile
+from .runtime import Run, launch
+
+__all__ = ["aclTensor", "aclOpExecutor", "CREATE_EXECUTOR", "CHECK_RET", "OP_LOGE", "l0op",
+           "ADD_TO_LAUNCHER_LIST_AICORE", "INFER_SHAPE", "OP_INPUT", "OP_OUTPUT", "OP_ATTR",
+           "OP_TYPE_REGISTER", "CommonOpExecutorRun", "device", "current_settings",
+           "as_tensor", "to_caller", "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_NULLPTR",
+           "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "aclnnStatus", "ToString",
+           "CheckType", "GetCurrentPlatformInfo", "aclnn_api", "empty_like"]
+
+aclnnStatus = int
+
+
+# ---- device settings: the profile, sanitizer mode and threads used by aclnn calls -----------
+
+@dataclass(frozen=True)
+class Settings:
+    profile: HardwareProfile
+    sanitize: str = "off"
+    threads: int = 1
+
+
+_local = threading.local()
+
+
+def current_settings() -> Settings:
+    s = getattr(_local, "settings", None)
+    if s is None:
+        s = _local.settings = Settings(load_profile(None))
+    return s
+
+
+@contextlib.contextmanager
+def device(profile: str | HardwareProfile | None = None, sanitize: str | None = None,
+           threads: int | None = None) -> Iterator[Settings]:
+    """Run the aclnn calls inside on a given hardware profile / sanitizer mode / thread count."""
+    old = current_settings()
+    new = Settings(load_profile(profile) if profile is not None else old.profile,
+                   old.sanitize if sanitize is None else sanitize,
+                   old.threads if threads is None else int(threads))
+    _local.settings = new
+    try:
+        yield new
+    finally:
+        _local.settings = old
+
+
+def GetCurrentPlatformInfo() -> HardwareProfile:
+    return current_settings().profile
+
+
+# ---- tensors ---------------------------------------------------------------------------------
+
+class aclTensor:  # noqa: N801 - aclnn name
+    """A tensor handed to an aclnn call: a numpy view (shape, strides, dtype) and a format."""
+
+    def __init__(self, array: np.ndarray | None, dtype: DataType,
+                 fmt: Format = Format.FORMAT_ND, name: str = "") -> None:
+        self.array = array
+        self.dtype = DataType(dtype)
+        self.format = Format(fmt)
+        self.name = name
+
+    # shapes and layout
+    def GetViewShape(self) -> Shape:
+        return Shape(self.array.shape)
+
+    GetStorageShape = GetViewShape
+    GetOriginalShape = GetViewShape
+
+    def GetViewStrides(self) -> list[int]:
+        item = self.array.itemsize
+        return [s // item for s in self.array.strides]
+
+    def GetDataType(self) -> DataType:
+        return self.dtype
+
+    def GetStorageFormat(self) -> Format:
+        return self.format
+
+    GetViewFormat = GetStorageFormat
+    GetOriginalFormat = GetStorageFormat
+
+    def IsEmpty(self) -> bool:
+        return self.array.size == 0
+
+    def Numel(self) -> int:
+        return int(self.array.size)
+
+    Size = Numel
+
+    def IsContiguous(self) -> bool:
+        return bool(self.array.flags.c_contiguous)
+
+    def __repr__(self) -> str:
+        shape = None if self.array is None else list(self.array.shape)
+        return f"aclTensor({self.name or '?'}, {shape}, {self.dtype.name}, {self.format.name})"
+
+
+def _from_torch(t: Any) -> np.ndarray:
+    import torch
+    if t.device.type != "cpu":
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, "ascsim takes CPU tensors only")
+    if t.dtype == torch.bfloat16:
+        return t.detach().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.detach().numpy()
+
+
+def as_tensor(obj: Any, name: str = "") -> aclTensor | None:
+    """Wrap a caller's array (numpy, torch CPU tensor, or an aclTensor) without copying."""
+    if obj is None or isinstance(obj, aclTensor):
+        return obj
+    if type(obj).__module__.startswith("torch"):
+        array = _from_torch(obj)
+    elif isinstance(obj, np.ndarray):
+        array = obj
+    elif isinstance(obj, np.generic):
+        array = np.asarray(obj)  # a numpy scalar is a rank-0 tensor
+    else:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{name or 'tensor'} must be a numpy array or a torch CPU tensor, got "
+                         f"{type(obj).__name__}")
+    return aclTensor(array, dtype_to_ge(array.dtype), Format.FORMAT_ND, name)
+
+
+def aclnn_api(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate an aclnn GetWorkspaceSize function: wraps every array argument in an aclTensor
+    (named after its parameter), so that the body can use the C++ accessors."""
+    import inspect
+    names = list(inspect.signature(fn).parameters)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        bound = [as_tensor(a, names[i]) if _is_array(a) else a for i, a in enumerate(args)]
+        kw = {k: as_tensor(v, k) if _is_array(v) else v for k, v in kwargs.items()}
+        return fn(*bound, **kw)
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__qualname__ = fn.__qualname__
+    wrapped.__doc__ = fn.__doc__
+    wrapped.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapped
+
+
+def _is_array(obj: Any) -> bool:
+    return (isinstance(obj, (np.ndarray, np.generic, aclTensor))
+            or type(obj).__module__.startswith("torch"))
+
+
+def empty_like(obj: Any, dtype: Any = None) -> Any:
+    """A new output like a caller's array: numpy in, numpy out; torch in, torch out."""
+    if type(obj).__module__.startswith("torch"):
+        import torch
+        return torch.empty(obj.shape, dtype=dtype or obj.dtype)
+    return np.empty(np.shape(obj), dtype=dtype or obj.dtype)
+
+
+def to_caller(template: Any, array: np.ndarray) -> Any:
+    """`array` in the caller's flavour (torch if `template` is a torch tensor)."""
+    if type(template).__module__.startswith("torch"):
+        import torch
+        if array.dtype == np.dtype(ml_dtypes.bfloat16):
+            return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(array)
+    return array
+
+
+# ---- logging and checks ----------------------------------------------------------------------
+
+def OP_LOGE(code: int, message: str, *args: Any) -> None:
+    """Remember an error message for the CHECK_RET that follows."""
+    _local.last_error = (code, message % args if args else message)
+
+
+def CHECK_RET(condition: Any, code: int) -> None:
+    """`CHECK_RET(cond, code)`: C++ returns `code`; Python raises AclnnError(code, message)."""
+    if condition:
+        return
+    last = getattr(_local, "last_error", None)
+    _local.last_error = None
+    message = last[1] if last else "check failed"
+    raise AclnnError(int(code), message)
+
+
+def ToString(value: Any) -> str:
+    if isinstance(value, DataType):
+        return value.name
+    if isinstance(value, Shape):
+        return "[" + ",".join(map(str, value.dims)) + "]"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(ToString(v) for v in value) + "]"
+    return str(value)
+
+
+def CheckType(dtype: DataType, supported: list[DataType]) -> bool:
+    return DataType(dtype) in supported
+
+
+# ---- executor --------------------------------------------------------------------------------
+
+class aclOpExecutor:  # noqa: N801
+    """The work of one aclnn call, built in phase one and run once in phase two."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.tasks: list[Callable[[], None]] = []
+        self.workspace = 0
+        self.ran = False
+        self.runs: list[Run] = []
+
+    def AllocTensor(self, *args: Any) -> aclTensor:
+        """`AllocTensor(shape, dtype[, format])`, or `AllocTensor(dtype, storageFormat,
+        originFormat)` whose shape INFER_SHAPE fills in."""
+        if isinstance(args[0], Shape):
+            shape, dtype = args[0], args[1]
+            fmt = args[2] if len(args) > 2 else Format.FORMAT_ND
+            return aclTensor(np.empty(shape.dims, dtype=ge_to_numpy(dtype)), dtype, fmt)
+        return aclTensor(None, args[0], args[1] if len(args) > 1 else Format.FORMAT_ND)
+
+    def GetWorkspaceSize(self) -> int:
+        return self.workspace
+
+
+class UniqueExecutor:
+    """`CREATE_EXECUTOR()`'s result: `.get()` the executor, `.ReleaseTo()` hand it out."""
+
+    def __init__(self) -> None:
+        self.executor = aclOpExecutor(current_settings())
+
+    def get(self) -> aclOpExecutor:
+        return self.executor
+
+    def ReleaseTo(self) -> aclOpExecutor:
+        return self.executor
+
+    def GetWorkspaceSize(self) -> int:
+        return self.executor.GetWorkspaceSize()
+
+
+def CREATE_EXECUTOR() -> UniqueExecutor:
+    return UniqueExecutor()
+
+
+def CommonOpExecutorRun(workspace: Any, workspaceSize: int, executor: aclOpExecutor | None,
+                        stream: Any = None) -> aclnnStatus:
+    """Phase two: run an executor's tasks, once."""
+    if executor is None:
+        raise AclnnError(ACLNN_ERR_PARAM_NULLPTR, "executor is nullptr")
+    if executor.ran:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, "this executor already ran: an aclnn executor "
+                         "may be run once (call GetWorkspaceSize again)")
+    if int(workspaceSize) < executor.workspace:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"workspaceSize {workspaceSize} is smaller "
+                         f"than the {executor.workspace} bytes GetWorkspaceSize asked for")
+    executor.ran = True
+    for task in executor.tasks:
+        task()
+    return ACLNN_SUCCESS
+
+
+# ---- L0 building blocks ----------------------------------------------------------------------
+
+def _alloc_like(x: aclTensor, dtype: DataType | None = None) -> aclTensor:
+    dt = x.dtype if dtype is None else DataType(dtype)
+    return aclTensor(np.empty(x.array.shape, dtype=ge_to_numpy(dt)), dt, x.format, x.name)
+
+
+def _contiguous(x: aclTensor | None, executor: aclOpExecutor) -> aclTensor | None:
+    """A C-contiguous tensor with x's values (x itself when it already is one)."""
+    if x is None or x.IsContiguous():
+        return x
+    out = _alloc_like(x)
+    executor.tasks.append(lambda: np.copyto(out.array, x.array))
+    return out
+
+
+def _view_copy(src: aclTensor, dst: aclTensor, executor: aclOpExecutor) -> aclTensor:
+    """Copy a result into the caller's output view (any strides)."""
+    executor.tasks.append(lambda: np.copyto(dst.array, src.array.reshape(dst.array.shape)))
+    return dst
+
+
+_WIDEN = {np.dtype(np.float16): convert.cast_f16_to_f32,
+          np.dtype(ml_dtypes.bfloat16): convert.cast_bf16_to_f32}
+_NARROW = {np.dtype(np.float16): convert.cast_f32_to_f16,
+           np.dtype(ml_dtypes.bfloat16): convert.cast_f32_to_bf16}
+
+
+def cast_array(src: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The L0 Cast between float types: exact widening, round-to-nearest-even narrowing (through
+    fp32 for fp16 <-> bf16), with ascsim's bit-exact conversions."""
+    src = np.ascontiguousarray(src).reshape(-1)
+    dtype = np.dtype(dtype)
+    if src.dtype == dtype:
+        return src.copy()
+    if src.dtype in _WIDEN:
+        wide = np.empty(src.size, np.float32)
+        _WIDEN[src.dtype](wide, 0, src.view(np.uint16), 0, src.size, 0, False)
+    else:
+        wide = src.astype(np.float32)
+    if dtype == np.float32:
+        return wide
+    if dtype in _NARROW:
+        out = np.empty(src.size, np.uint16)
+        _NARROW[dtype](out, 0, wide, 0, src.size, convert.CAST_RINT, False)
+        return out.view(dtype)
+    return wide.astype(dtype)
+
+
+def _cast(x: aclTensor, dtype: DataType, executor: aclOpExecutor) -> aclTensor:
+    if x.dtype == DataType(dtype):
+        return x
+    out = _alloc_like(x, dtype)
+    np_dt = ge_to_numpy(dtype)
+
+    def run() -> None:
+        out.array[...] = cast_array(x.array, np_dt).reshape(out.array.shape)
+    executor.tasks.append(run)
+    return out
+
+
+class _L0:
+    """The `l0op` namespace: ascsim's building blocks plus each op's own L0 function."""
+
+    Contiguous = staticmethod(_contiguous)
+    ViewCopy = staticmethod(_view_copy)
+    Cast = staticmethod(_cast)
+
+    def define(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorator that puts an op's L0 function into the namespace (`l0op.LogitGrad`)."""
+        setattr(type(self), fn.__name__, staticmethod(fn))
+        return fn
+
+
+l0op = _L0()
+
+
+def OP_TYPE_REGISTER(op_type: str) -> None:
+    op_registration(op_type)
+
+
+@dataclass
+class _OpArgs:
+    kind: str
+    values: tuple
+
+
+def OP_INPUT(*tensors: aclTensor | None) -> _OpArgs:
+    return _OpArgs("input", tensors)
+
+
+def OP_OUTPUT(*tensors: aclTensor) -> _OpArgs:
+    return _OpArgs("output", tensors)
+
+
+def OP_ATTR(*values: Any) -> _OpArgs:
+    return _OpArgs("attr", values)
+
+
+def _split(args: tuple[_OpArgs, ...]) -> tuple[tuple, tuple, tuple]:
+    parts = {"input": (), "output": (), "attr": ()}
+    for a in args:
+        parts[a.kind] = a.values
+    return parts["input"], parts["output"], parts["attr"]
+
+
+def _info(t: aclTensor | None) -> TensorInfo | None:
+    if t is None:
+        return None
+    dims = [] if t.array is None else list(t.array.shape)
+    return TensorInfo(StorageShape(dims), TensorDesc(t.dtype, t.format))
+
+
+def _caller_executor() -> aclOpExecutor:
+    # The C++ macros use the enclosing function's `executor`; so do these.
+    executor = sys._getframe(2).f_locals.get("executor")
+    if not isinstance(executor, aclOpExecutor):
+        raise RuntimeError("ADD_TO_LAUNCHER_LIST_AICORE / INFER_SHAPE need a local `executor`")
+    return executor
+
+
+def INFER_SHAPE(op_type: str, *args: _OpArgs) -> aclnnStatus:
+    """Run the op's registered InferShape (and InferDataType) and allocate its outputs."""
+    reg = op_registration(op_type)
+    inputs, outputs, attrs = _split(args)
+    in_infos = [_info(t) for t in inputs]
+    out_infos = [TensorInfo(StorageShape([]), TensorDesc(o.dtype, o.format)) for o in outputs]
+    if reg.infer_shape is None:
+        return ACLNN_ERR_INNER_NULLPTR
+    ctx = InferShapeContext(op_type, in_infos, out_infos, list(attrs))
+    if reg.infer_shape(ctx) != GRAPH_SUCCESS:
+        return ACLNN_ERR_INNER_NULLPTR
+    if reg.infer_dtype is not None:
+        dctx = InferDataTypeContext(op_type, in_infos, out_infos, list(attrs))
+        if reg.infer_dtype(dctx) != GRAPH_SUCCESS:
+            return ACLNN_ERR_INNER_NULLPTR
+    for o, info in zip(outputs, out_infos, strict=True):
+        o.dtype = info.desc.dtype
+        o.array = np.empty(info.shape.GetOriginShape().dims, dtype=ge_to_numpy(o.dtype))
+    return ACLNN_SUCCESS
+
+
+def ADD_TO_LAUNCHER_LIST_AICORE(op_type: str, *args: _OpArgs) -> None:
+    """Tile the op now (phase one: the workspace size depends on it) and queue its launch."""
+    executor = _caller_executor()
+    reg = op_registration(op_type)
+    inputs, outputs, attrs = _split(args)
+    opdef = reg.opdef
+    attr_values = list(attrs)
+    if opdef is not None:  # fill attributes the call left out with their OpDef defaults
+        attr_values += [a.default for a in opdef.attrs[len(attr_values):]]
+    ctx = TilingContext(op_type, [_info(t) for t in inputs], [_info(t) for t in outputs],
+                        attr_values, executor.settings.profile, reg.tiling_struct)
+    if reg.tiling is None or reg.tiling(ctx) != GRAPH_SUCCESS or ctx.tiling_data is None:
+        raise AclnnError(ACLNN_ERR_INNER_TILING_ERROR, f"tiling of {op_type} failed")
+    workspace = sum(ctx.workspaces)
+    executor.workspace += workspace
+    kernel = kernel_entry(op_type)
+    settings = executor.settings
+    tiling = ctx.tiling_data
+    block_dim, key = ctx.block_dim, ctx.tiling_key
+
+    def run() -> None:
+        gm = [None if t is None else t.array for t in inputs] + [o.array for o in outputs]
+        ws = np.zeros(workspace, dtype=np.uint8)  # calloc: untouched pages cost nothing
+        executor.runs.append(launch(kernel, block_dim, *gm, ws, tiling=tiling, tiling_key=key,
+                                    profile=settings.profile, sanitize=settings.sanitize,
+                                    threads=settings.threads))
+    executor.tasks.append(run)

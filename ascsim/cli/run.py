@@ -1,0 +1,99 @@
+"""`ascsim run <op>`: run an operator on random inputs, check it against its numpy model and
+summarise what the simulated cores did."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from ..compare import INF_DISTANCE, first_mismatch, ulp_distance
+from ..oprunner import get_runner, parse_dtype, parse_shape, runner_names
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """Options every op-level command takes."""
+    p.add_argument("op", help=f"operator ({', '.join(runner_names())})")
+    p.add_argument("--shape", default="64,8192", help="comma-separated shape (default 64,8192)")
+    p.add_argument("--dtype", default="float32", help="float32 | float16 | bfloat16")
+    p.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
+    p.add_argument("--profile", default=None, help="hardware profile name or TOML file")
+    p.add_argument("--threads", type=int, default=1, help="host threads for the cores")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser("run", help="run an operator and check it against its numpy model",
+                       description="Run an operator on random inputs, compare the result bit "
+                                   "for bit with the op's float32 numpy model, and print a "
+                                   "summary. Op-specific options follow the op name.")
+    add_common(p)
+    p.add_argument("--sanitize", default="off", choices=("off", "check", "strict"))
+    p.add_argument("--timeline", default=None, metavar="PNG",
+                   help="also write a pipeline timeline picture")
+    _add_op_options(p)
+    return p
+
+
+def _add_op_options(p: argparse.ArgumentParser) -> None:
+    seen: set[str] = set()
+    for name in runner_names():
+        group = p.add_argument_group(f"{name} options")
+        runner = get_runner(name)
+        probe = argparse.ArgumentParser(add_help=False)
+        runner.add_arguments(probe)
+        for action in probe._actions:
+            if action.dest in seen:
+                continue
+            seen.add(action.dest)
+            group._add_action(action)
+
+
+def prepare(args: argparse.Namespace):
+    runner = get_runner(args.op)
+    shape = parse_shape(args.shape)
+    dtype = parse_dtype(args.dtype)
+    inputs = runner.make_inputs(shape, dtype, np.random.default_rng(args.seed), args)
+    return runner, shape, dtype, inputs
+
+
+def main(args: argparse.Namespace) -> int:
+    runner, shape, dtype, inputs = prepare(args)
+    device = dict(profile=args.profile, sanitize=args.sanitize, threads=args.threads)
+    runner.run(inputs, args, **device)  # compile and warm the numba kernels
+    start = time.perf_counter()
+    out, run = runner.run(inputs, args, **device)
+    seconds = time.perf_counter() - start
+    expected = runner.model(inputs, args)
+    d = ulp_distance(np.asarray(out), expected)
+    worst = int(d.max()) if d.size else 0
+    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    print(f"{args.op}: shape {list(shape)} {np.dtype(dtype).name}, {n} elements")
+    if run is None:
+        print("  empty input: nothing launched")
+    else:
+        print(f"  profile      {run.profile.name}")
+        print(f"  cores        {run.block_dim} (block_dim)")
+        print(f"  tiles        {runner.tiles(inputs, args)}")
+        print(f"  instructions {run.instruction_count} in total, per pipe: " + ", ".join(
+            f"{k} {v}" for k, v in sorted(run.counts_by_pipe().items())))
+        print(f"  simulated in {seconds:.3f} s ({n / max(seconds, 1e-9) / 1e6:.1f} M elements/s)")
+    worst_text = "inf (NaN against a number)" if worst == INF_DISTANCE else str(worst)
+    mismatch = first_mismatch(np.asarray(out), expected)
+    print(f"  vs numpy model: max ULP difference {worst_text}" +
+          ("" if mismatch is None else f"; {mismatch}"))
+    flat = np.asarray(out).reshape(-1)
+    print(f"  output[:6]   {flat[:6].astype(np.float32).tolist()}")
+    if run is not None and args.timeline:
+        _timeline(run, args.timeline)
+    return 0 if mismatch is None else 1
+
+
+def _timeline(run, path: str) -> None:
+    try:
+        from ..export import plot_timeline  # the timing model (issue 4)
+    except ImportError:
+        print(f"  (timeline not written: this ascsim has no timing model yet: {path})")
+        return
+    plot_timeline(run.timeline(), path)
+    print(f"  timeline     {path}")
