@@ -40,8 +40,7 @@ def torch_reference(x: np.ndarray, dy: np.ndarray, eps: float = -1.0) -> np.ndar
     dtype = np.asarray(x).dtype
     xt = torch.from_numpy(cast_array(np.asarray(x), np.float32).reshape(np.shape(x)))
     dyt = torch.from_numpy(cast_array(np.asarray(dy), np.float32).reshape(np.shape(dy)))
-    eps_arg = None if eps < 0 else float(np.float32(eps))
-    out = torch.ops.aten.logit_backward(dyt, xt, eps_arg).numpy()
+    out = torch.ops.aten.logit_backward(dyt, xt, float(eps)).numpy()
     if dtype == np.dtype(ml_dtypes.bfloat16) or dtype == np.float16:
         return cast_array(out, dtype).reshape(np.shape(x))
     return out
