@@ -100,10 +100,12 @@ def markdown_table(rows: list[Row]) -> str:
     """The README table: documented, kernel (ascsim) and PyTorch values side by side."""
     lines = ["| eps | x | dy | documented | ascsim kernel | PyTorch | kernel mechanism |",
              "|---|---|---|---|---|---|---|"]
+    def mark(v: float, documented: float) -> str:
+        return _f(v) if _same(v, documented) else f"**{_f(v)}**"
+
     for r in rows:
         c = r.case
-        doc = _f(c.documented)
-        mark = lambda v: _f(v) if _same(v, c.documented) else f"**{_f(v)}**"  # noqa: E731
-        lines.append(f"| {_f(c.eps)} | {_f(c.x)} | {_f(c.dy)} | {doc} ({c.doc_source}) | "
-                     f"{mark(r.kernel)} | {mark(r.torch)} | {c.why} |")
+        lines.append(f"| {_f(c.eps)} | {_f(c.x)} | {_f(c.dy)} | {_f(c.documented)} "
+                     f"({c.doc_source}) | {mark(r.kernel, c.documented)} | "
+                     f"{mark(r.torch, c.documented)} | {c.why} |")
     return "\n".join(lines)
