@@ -56,7 +56,8 @@ __all__ = ["aclTensor", "aclOpExecutor", "CREATE_EXECUTOR", "CHECK_RET", "OP_LOG
            "OP_TYPE_REGISTER", "CommonOpExecutorRun", "device", "current_settings",
            "as_tensor", "to_caller", "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_NULLPTR",
            "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "aclnnStatus", "ToString",
-           "CheckType", "GetCurrentPlatformInfo", "aclnn_api", "empty_like"]
+           "CheckType", "GetCurrentPlatformInfo", "aclnn_api", "empty_like", "PromoteType",
+           "CanCast", "BroadcastInferShape"]
 
 aclnnStatus = int
 
@@ -105,11 +106,12 @@ class aclTensor:  # noqa: N801 - aclnn name
     """A tensor handed to an aclnn call: a numpy view (shape, strides, dtype) and a format."""
 
     def __init__(self, array: np.ndarray | None, dtype: DataType,
-                 fmt: Format = Format.FORMAT_ND, name: str = "") -> None:
+                 fmt: Format = Format.FORMAT_ND, name: str = "", owned: bool = False) -> None:
         self.array = array
         self.dtype = DataType(dtype)
         self.format = Format(fmt)
         self.name = name
+        self.owned = owned  # storage the executor allocated (not a caller's array)
 
     # shapes and layout
     def GetViewShape(self) -> Shape:
@@ -232,7 +234,7 @@ def CHECK_RET(condition: Any, code: int) -> None:
 
 
 def ToString(value: Any) -> str:
-    if isinstance(value, DataType):
+    if isinstance(value, (DataType, Format)):
         return value.name
     if isinstance(value, Shape):
         return "[" + ",".join(map(str, value.dims)) + "]"
@@ -243,6 +245,45 @@ def ToString(value: Any) -> str:
 
 def CheckType(dtype: DataType, supported: list[DataType]) -> bool:
     return DataType(dtype) in supported
+
+
+_FLOATS = (DataType.DT_FLOAT16, DataType.DT_BF16, DataType.DT_FLOAT, DataType.DT_DOUBLE)
+_REAL_TYPES = (*_FLOATS, DataType.DT_BOOL, DataType.DT_INT8, DataType.DT_UINT8,
+               DataType.DT_INT16, DataType.DT_INT32, DataType.DT_INT64)
+
+
+def PromoteType(a: DataType, b: DataType) -> DataType:
+    """`op::PromoteType`: PyTorch's promotion (fp16 + bf16 -> fp32, a float beats an integer,
+    the wider float wins); DT_UNDEFINED where there is no rule (complex, undefined)."""
+    a, b = DataType(a), DataType(b)
+    if a == b:
+        return a
+    if DataType.DT_UNDEFINED in (a, b) or not all(t in _REAL_TYPES for t in (a, b)):
+        return DataType.DT_UNDEFINED
+    if a in _FLOATS and b in _FLOATS:
+        if {a, b} == {DataType.DT_FLOAT16, DataType.DT_BF16}:
+            return DataType.DT_FLOAT
+        return max(a, b, key=_FLOATS.index)
+    if a in _FLOATS or b in _FLOATS:
+        return a if a in _FLOATS else b
+    return dtype_to_ge(np.promote_types(ge_to_numpy(a), ge_to_numpy(b)))
+
+
+def CanCast(src: DataType, dst: DataType) -> bool:
+    """`op::CanCast`: PyTorch's can_cast (no float -> integer, no numeric -> bool)."""
+    src, dst = DataType(src), DataType(dst)
+    if src in _FLOATS and dst not in _FLOATS:
+        return False
+    return not (src != DataType.DT_BOOL and dst == DataType.DT_BOOL)
+
+
+def BroadcastInferShape(a: Shape, b: Shape) -> Shape | None:
+    """`op::BroadcastInferShape`: the NumPy/PyTorch broadcast of two shapes, None if they do not
+    broadcast (C++ returns false)."""
+    try:
+        return Shape(np.broadcast_shapes(tuple(a.dims), tuple(b.dims)))
+    except ValueError:
+        return None
 
 
 # ---- executor --------------------------------------------------------------------------------
@@ -256,6 +297,7 @@ class aclOpExecutor:  # noqa: N801
         self.workspace = 0
         self.ran = False
         self.runs: list[Run] = []
+        self.inputs: list[aclTensor] = []  # caller tensors the tasks read
 
     def AllocTensor(self, *args: Any) -> aclTensor:
         """`AllocTensor(shape, dtype[, format])`, or `AllocTensor(dtype, storageFormat,
@@ -263,11 +305,18 @@ class aclOpExecutor:  # noqa: N801
         if isinstance(args[0], Shape):
             shape, dtype = args[0], args[1]
             fmt = args[2] if len(args) > 2 else Format.FORMAT_ND
-            return aclTensor(np.empty(shape.dims, dtype=ge_to_numpy(dtype)), dtype, fmt)
-        return aclTensor(None, args[0], args[1] if len(args) > 1 else Format.FORMAT_ND)
+            return aclTensor(np.empty(shape.dims, dtype=ge_to_numpy(dtype)), dtype, fmt,
+                             owned=True)
+        return aclTensor(None, args[0], args[1] if len(args) > 1 else Format.FORMAT_ND,
+                         owned=True)
 
     def GetWorkspaceSize(self) -> int:
         return self.workspace
+
+    def AllocIntArray(self, values: Any, size: int | None = None) -> list[int]:
+        """`AllocIntArray(data, size)`: an aclIntArray (a list of ints here)."""
+        values = list(values)
+        return [int(v) for v in values[:len(values) if size is None else size]]
 
 
 class UniqueExecutor:
@@ -311,11 +360,14 @@ def CommonOpExecutorRun(workspace: Any, workspaceSize: int, executor: aclOpExecu
 
 def _alloc_like(x: aclTensor, dtype: DataType | None = None) -> aclTensor:
     dt = x.dtype if dtype is None else DataType(dtype)
-    return aclTensor(np.empty(x.array.shape, dtype=ge_to_numpy(dt)), dt, x.format, x.name)
+    return aclTensor(np.empty(x.array.shape, dtype=ge_to_numpy(dt)), dt, x.format, x.name,
+                     owned=True)
 
 
 def _contiguous(x: aclTensor | None, executor: aclOpExecutor) -> aclTensor | None:
     """A C-contiguous tensor with x's values (x itself when it already is one)."""
+    if x is not None and not x.owned:
+        executor.inputs.append(x)
     if x is None or x.IsContiguous():
         return x
     out = _alloc_like(x)
@@ -324,7 +376,14 @@ def _contiguous(x: aclTensor | None, executor: aclOpExecutor) -> aclTensor | Non
 
 
 def _view_copy(src: aclTensor, dst: aclTensor, executor: aclOpExecutor) -> aclTensor:
-    """Copy a result into the caller's output view (any strides)."""
+    """Copy a result into the caller's output view (any strides). When the view is plain
+    contiguous memory of the same type, the kernel writes into it directly instead."""
+    direct = (src.owned and dst.IsContiguous() and src.array.dtype == dst.array.dtype
+              and src.array.size == dst.array.size
+              and not any(np.may_share_memory(dst.array, t.array) for t in executor.inputs))
+    if direct:
+        src.array = dst.array.reshape(src.array.shape)
+        return dst
     executor.tasks.append(lambda: np.copyto(dst.array, src.array.reshape(dst.array.shape)))
     return dst
 
@@ -368,12 +427,41 @@ def _cast(x: aclTensor, dtype: DataType, executor: aclOpExecutor) -> aclTensor:
     return out
 
 
+def _broadcast_to(x: aclTensor, shape: Any, executor: aclOpExecutor) -> aclTensor | None:
+    """A contiguous tensor of `shape` (an int array) holding x broadcast to it."""
+    dims = tuple(int(d) for d in (shape.dims if isinstance(shape, Shape) else shape))
+    try:
+        fits = np.broadcast_shapes(x.array.shape, dims) == dims
+    except ValueError:
+        fits = False
+    if not fits:
+        return None
+    out = aclTensor(np.empty(dims, dtype=x.array.dtype), x.dtype, x.format, x.name)
+    executor.tasks.append(lambda: np.copyto(out.array, np.broadcast_to(x.array, dims)))
+    return out
+
+
+def _ones_like(x: aclTensor, executor: aclOpExecutor) -> aclTensor:
+    """A contiguous tensor of ones with x's shape, dtype and format."""
+    out = _alloc_like(x)
+    executor.tasks.append(lambda: out.array.fill(1))
+    return out
+
+
+def _reformat(x: aclTensor, fmt: Format, executor: aclOpExecutor | None = None) -> aclTensor:
+    """The same data labelled with another storage format (no data movement)."""
+    return aclTensor(x.array, x.dtype, fmt, x.name)
+
+
 class _L0:
     """The `l0op` namespace: ascsim's building blocks plus each op's own L0 function."""
 
     Contiguous = staticmethod(_contiguous)
     ViewCopy = staticmethod(_view_copy)
     Cast = staticmethod(_cast)
+    BroadcastTo = staticmethod(_broadcast_to)
+    OnesLike = staticmethod(_ones_like)
+    ReFormat = staticmethod(_reformat)
 
     def define(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator that puts an op's L0 function into the namespace (`l0op.LogitGrad`)."""

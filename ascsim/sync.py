@@ -22,6 +22,7 @@ from .core import (
     PIPE_S,
     PIPE_V,
     CoreState,
+    _tls,
     current_core,
 )
 from .errors import DeadlockError, SyncError
@@ -179,9 +180,33 @@ def wait_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
 
 
 def _make_flag_op(op, event: int):
+    """The kernel-facing SetFlag<event> / WaitFlag<event>: the common case (a legal event, an id
+    in range, no stalled pipe) inline, everything else through set_flag / wait_flag."""
+    pipes = EVENT_PIPES.get(event)
+    is_set = op is set_flag
+    iid = SET.id if is_set else WAIT.id
+    base = event * NUM_EVENT_IDS
+    getframe = sys._getframe
+
     def call(eventId: int) -> None:
-        f = sys._getframe(1)
-        op(current_core(), event, int(eventId), f.f_code, f.f_lasti)
+        f = getframe(1)
+        core = getattr(_tls, "core", None)
+        if (core is None or pipes is None or core.stalled or type(eventId) is not int
+                or not 0 <= eventId < NUM_EVENT_IDS):
+            op(current_core(), event, int(eventId), f.f_code, f.f_lasti)
+            return
+        flag = base + eventId
+        src, dst = pipes
+        core.records.append((iid, src if is_set else dst, f.f_code, f.f_lasti, 0, 0, 0, flag))
+        if is_set:
+            if core.flags[flag] or core.waiting[dst] == flag:
+                _do_set(core, flag, dst)  # release a waiter, or report the double set
+            else:
+                core.flags[flag] = 1
+        elif core.flags[flag]:
+            core.flags[flag] = 0
+        else:
+            _do_wait(core, flag, dst)
     call.__name__ = f"{op.__name__}<{HardEvent(event).name}>"
     return call
 
@@ -201,9 +226,11 @@ WaitFlag = _FlagOp(wait_flag)
 
 
 def _pipe_barrier(pipe: int):
+    getframe = sys._getframe
+
     def call() -> None:
-        f = sys._getframe(1)
-        core = current_core()
+        f = getframe(1)
+        core = getattr(_tls, "core", None) or current_core()
         if pipe == PIPE_S:
             raise SyncError("PipeBarrier<PIPE_S> is not supported: the scalar pipe is ordered by "
                             "hardware", core=core.block_idx)

@@ -137,9 +137,22 @@ def _unpack_bits(mask, moff, n, per_repeat, reuse_first):
 
 
 @njit(**JIT)
-def select_count(mode, dst, doff, mask, moff, a, aoff, b, boff, scalar_bits, per_repeat, n):
-    """Element-wise select on storage bits (no arithmetic, so one loop serves every dtype)."""
+def select_count(mode, dst, doff, mask, moff, a, aoff, b, boff, scalar_bits, per_repeat, n,
+                 tmp, dummy):
+    """Element-wise select on storage bits (no arithmetic, so one loop serves every dtype),
+    after the library's hidden write to its temp area at byte `tmp` of the UB (`mask` is the
+    whole UB as bytes, `dst` the whole UB in the element type): mode 1 splats the scalar over 32
+    elements, modes 0 and 2 write 32 bytes (their contents are unknown: the dummy fill)."""
     literally(mode)
+    if mode == 1:
+        t = tmp // (mask.size // dst.size)
+        for i in range(32):
+            dst[t + i] = scalar_bits
+    else:
+        for i in range(32):
+            mask[tmp + i] = dummy
+    if n == 0:
+        return
     bits = _unpack_bits(mask, moff, n, min(per_repeat, n), mode == 0)
     d = dst[doff:doff + n]
     x = a[aoff:aoff + n]
@@ -181,7 +194,7 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
         count = as_count(count)
     dt = src0.dtype
     use_scalar = not isinstance(other, LocalTensor)
-    mode = CMPMODE(int(cmpMode))
+    mode = cmpMode if type(cmpMode) is CMPMODE else CMPMODE(int(cmpMode))
     if dt not in CMP_DTYPES or (not use_scalar and other.dtype is not dt):
         raise ParameterError(f"{name}: sources must be half, float or int32_t (one dtype), got "
                              f"{dt}" + ("" if use_scalar else f" and {other.dtype}"))
@@ -191,27 +204,35 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
     # Only whole 256-byte repeats are computed; the rest of count is silently skipped.
     n = count * dt.size // REPEAT_BYTES * (REPEAT_BYTES // dt.size)
     sn, mb = count * dt.size, n // 8
-    operands = [("dst", dst, mb), ("src0", src0, sn)] + ([] if use_scalar else
-                                                        [("src1", other, sn)])
-    for role, t, need in operands:
-        if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
-            raise operand_error(name, count, ((role, t),), need // count if count else None)
-    core = dst.core
     d, a = dst.addr, src0.addr
-    reads = (0, MEM_UB, a, a + n * dt.size)
-    if not use_scalar:
-        reads += (0, MEM_UB, other.addr, other.addr + n * dt.size)
-    core.records.append((ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                         n * dt.size // REPEAT_BYTES, int(mode), W, MEM_UB, d, d + mb, *reads))
+    if ((d | a) & 31 or count < 0 or mb > dst.size * dst.dtype.size or sn > src0.size * dt.size
+            or not use_scalar and (other.addr & 31 or sn > other.size * dt.size)):
+        operands = [("dst", dst, mb), ("src0", src0, sn)] + (
+            [] if use_scalar else [("src1", other, sn)])
+        for role, t, need in operands:
+            if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
+                raise operand_error(name, count, ((role, t),), need // count if count else None)
+    core = dst.core
+    if use_scalar:
+        core.records.append((ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                             n * dt.size // REPEAT_BYTES, mode, W, MEM_UB, d, d + mb, 0, MEM_UB,
+                             a, a + n * dt.size))
+        b = a
+    else:
+        b = other.addr
+        core.records.append((ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                             n * dt.size // REPEAT_BYTES, mode, W, MEM_UB, d, d + mb, 0, MEM_UB,
+                             a, a + n * dt.size, 0, MEM_UB, b, b + n * dt.size))
     if not n:
         return
     view = core.views[dt.code]
     sh = dt.size.bit_length() - 1
-    b = a if use_scalar else other.addr
     args = (int(mode), _kind(dt), use_scalar, core.ub, d, view, a >> sh, view, b >> sh,
             _scalar64(dt, other) if use_scalar else np.float64(0), n)
-    key = ("cmp", int(mode), dt.code, use_scalar)
-    ep = _entries.get(key) or _entries.setdefault(key, entry_point(compare_count, key, args, 3))
+    key = (mode, dt.code, use_scalar)
+    ep = _entries.get(key)
+    if ep is None:
+        ep = _entries[key] = entry_point(compare_count, ("cmp",) + key, args, 3)
     run_on_pipe(core, PIPE_V, ep, args)
 
 
@@ -231,6 +252,11 @@ Compares = CompareScalar
 
 
 def _storage_bits(dtype: DType, value: object) -> np.generic:
+    """The scalar's bit pattern in the UB's storage type (fp16/bf16 as uint16)."""
+    if dtype is float:
+        return np.float32(value).view(np.uint32).view(np.float32)
+    if dtype is half:
+        return np.float16(value).view(np.uint16)
     return np.array([dtype(value)], dtype=dtype.numpy).view(dtype.storage)[0]
 
 
@@ -241,7 +267,7 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
     if type(count) is not int:
         count = as_count(count)
     dt = dst.dtype
-    mode = SELMODE(int(selMode))
+    mode = selMode if type(selMode) is SELMODE else SELMODE(int(selMode))
     scalar_mode = mode == SELMODE.VSEL_TENSOR_SCALAR_MODE
     if scalar_mode == isinstance(src1, LocalTensor):
         raise ParameterError(f"Select: {mode.name} takes " +
@@ -253,39 +279,39 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
     per_repeat = REPEAT_BYTES // dt.size
     nb = count * dt.size
     mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8
-    operands = [("dst", dst, nb), ("selMask", selMask, mask_bytes), ("src0", src0, nb)]
-    if not scalar_mode:
-        operands.append(("src1", src1, nb))
-    for role, t, need in operands:
-        if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
-            raise operand_error("Select", count, ((role, t),), need // count if count else None)
+    d, m, a = dst.addr, selMask.addr, src0.addr
+    if ((d | m | a) & 31 or count < 0 or nb > dst.size * dt.size or nb > src0.size * dt.size
+            or mask_bytes > selMask.size * selMask.dtype.size
+            or not scalar_mode and (src1.addr & 31 or nb > src1.size * dt.size)):
+        operands = [("dst", dst, nb), ("selMask", selMask, mask_bytes), ("src0", src0, nb)]
+        if not scalar_mode:
+            operands.append(("src1", src1, nb))
+        for role, t, need in operands:
+            if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
+                raise operand_error("Select", count, ((role, t),),
+                                    need // count if count else None)
     core = dst.core
     tmp = core.profile.tmp_ub_offset
     tmp_bytes = 32 * dt.size if scalar_mode else 32
-    d, m, a = dst.addr, selMask.addr, src0.addr
-    reads = (0, MEM_UB, m, m + mask_bytes, 0, MEM_UB, a, a + nb)
-    if not scalar_mode:
-        reads += (0, MEM_UB, src1.addr, src1.addr + nb)
-    core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                         (nb + 255) >> 8, int(mode), W, MEM_UB, d, d + nb, W, MEM_UB, tmp,
-                         tmp + tmp_bytes, *reads))
-    bits = _storage_bits(dt, src1) if scalar_mode else dt.storage.type(0)
-    run_on_pipe(core, PIPE_V, _temp_write, (core, tmp, tmp_bytes, dt, bits, scalar_mode))
-    if not count:
-        return
+    if scalar_mode:
+        b = a
+        core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                             (nb + 255) >> 8, mode, W, MEM_UB, d, d + nb, W, MEM_UB, tmp,
+                             tmp + tmp_bytes, 0, MEM_UB, m, m + mask_bytes, 0, MEM_UB, a, a + nb))
+        bits = _storage_bits(dt, src1)
+    else:
+        b = src1.addr
+        core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                             (nb + 255) >> 8, mode, W, MEM_UB, d, d + nb, W, MEM_UB, tmp,
+                             tmp + tmp_bytes, 0, MEM_UB, m, m + mask_bytes, 0, MEM_UB, a, a + nb,
+                             0, MEM_UB, b, b + nb))
+        bits = dt.storage.type(0)
     view = core.views[dt.code]
     sh = dt.size.bit_length() - 1
-    b = a if scalar_mode else src1.addr
     args = (int(mode), view, d >> sh, core.ub, m, view, a >> sh, view, b >> sh, bits,
-            per_repeat, count)
-    key = ("sel", int(mode), dt.code)
-    ep = _entries.get(key) or _entries.setdefault(key, entry_point(select_count, key, args, 1))
+            per_repeat, count, tmp, core.ub.dtype.type(dummy_byte(core.profile)))
+    key = (mode, dt.code)
+    ep = _entries.get(key)
+    if ep is None:
+        ep = _entries[key] = entry_point(select_count, ("sel",) + key, args, 1)
     run_on_pipe(core, PIPE_V, ep, args)
-
-
-def _temp_write(core, start: int, nbytes: int, dt: DType, bits, scalar_mode: bool) -> None:
-    """The library's hidden write to its temp area at TMP_UB_OFFSET before a Select."""
-    if scalar_mode:
-        core.views[dt.code][start // dt.size:(start + nbytes) // dt.size] = bits
-    else:
-        core.ub[start:start + nbytes] = dummy_byte(core.profile)

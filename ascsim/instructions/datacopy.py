@@ -27,6 +27,7 @@ from ..memory import GlobalTensor, LocalTensor
 from ..registry import STRIDED, W, register
 from ..sync import run_on_pipe
 from .common import BLOCK_BYTES, as_count
+from .jitcall import entry_point
 
 __all__ = ["DataCopy", "DataCopyPad", "DataCopyParams", "DataCopyExtParams",
            "DataCopyPadExtParams", "DataCopyPadParams"]
@@ -181,7 +182,7 @@ def _issue(core: CoreState, ins, pipe: int, f, dtype: DType, count: int, extra: 
            write: tuple, read: tuple, work, args: tuple) -> None:
     core.records.append((ins.id, pipe, f.f_code, f.f_lasti, dtype.code, count, 0, extra,
                          *write, *read))
-    run_on_pipe(core, pipe, work, args)
+    _run(core, pipe, work, args)
 
 
 def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
@@ -240,6 +241,20 @@ def _pad_bytes(dt: DType, value: object) -> np.ndarray:
     return np.array([dt(value)], dtype=dt.numpy).view(np.uint8)
 
 
+_NO_PAD_BYTES = np.zeros(8, dtype=np.uint8)
+_ENTRY: dict[str, object] = {}
+
+
+def _run(core: CoreState, pipe: int, kernel, args: tuple) -> None:
+    ep = _ENTRY.get(kernel.__name__)
+    if ep is None:
+        ep = _ENTRY[kernel.__name__] = entry_point(kernel, ("datacopy", kernel.__name__), args, 0)
+    if core.stalled:
+        run_on_pipe(core, pipe, ep, args)
+    else:
+        ep(*args)
+
+
 def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
                 params: DataCopyParams, padParams: DataCopyPadExtParams | None = None) -> None:
     """`DataCopyPad(dstLocal, srcGlobal, DataCopyExtParams, DataCopyPadExtParams<T>)` (GM->UB)
@@ -268,33 +283,38 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
         dpitch = padded + params.dstStride * BLOCK_BYTES  # UB side: gap in blocks
         span_s = (count - 1) * spitch + blen if count else 0
         span_d = (count - 1) * dpitch + padded if count and blen else 0
-        _check_ub("DataCopyPad", dst, span_d, "dst")
         s = src.byte_off
-        _check_gm("DataCopyPad", src, s, s + span_s, write=False)
+        buf = src.buf
+        if dst.addr & 31 or span_d > dst.size * dst.dtype.size or buf is None or \
+                s + span_s > buf.nbytes:
+            _check_ub("DataCopyPad", dst, span_d, "dst")
+            _check_gm("DataCopyPad", src, s, s + span_s, write=False)
         core = dst.core
-        record = (W | strided, MEM_UB, dst.addr, dst.addr + span_d), (
-            strided, src.buf.mem_id, s, s + span_s)
+        d = dst.addr
+        core.records.append((COPY_PAD.id, PIPE_MTE2, f.f_code, f.f_lasti, dt.code,
+                             count * blen // dt.size, 0, (params, pad), W | strided, MEM_UB, d,
+                             d + span_d, strided, buf.mem_id, s, s + span_s))
+        pad_bytes = _pad_bytes(dt, pad.paddingValue) if pad.isPad else _NO_PAD_BYTES
         first = core.profile.dummy_fill == "first_element" and not (left or right)
-        args = (core.ub, dst.addr, dpitch, src.buf.data, s, spitch, blen, count if blen else 0,
-                left, right, padded, _pad_bytes(dt, pad.paddingValue), pad.isPad,
-                dummy_byte(core.profile), first, dt.size)
-        work = copy_pad_in
-        extra: object = (params, pad)
-    else:
-        if padParams is not None:
-            raise ParameterError("DataCopyPad UB->GM takes no DataCopyPadExtParams")
-        spitch = (blen + 31) // 32 * 32 + params.srcStride * BLOCK_BYTES  # UB side: blocks
-        dpitch = blen + params.dstStride                                  # GM side: bytes
-        span_s = (count - 1) * spitch + blen if count else 0
-        span_d = (count - 1) * dpitch + blen if count else 0
+        _run(core, PIPE_MTE2, copy_pad_in,
+             (core.ub, d, dpitch, buf.data, s, spitch, blen, count if blen else 0, left, right,
+              padded, pad_bytes, pad.isPad, dummy_byte(core.profile), first, dt.size))
+        return
+    if padParams is not None:
+        raise ParameterError("DataCopyPad UB->GM takes no DataCopyPadExtParams")
+    spitch = (blen + 31) // 32 * 32 + params.srcStride * BLOCK_BYTES  # UB side: blocks
+    dpitch = blen + params.dstStride                                  # GM side: bytes
+    span_s = (count - 1) * spitch + blen if count else 0
+    span_d = (count - 1) * dpitch + blen if count else 0
+    d = dst.byte_off
+    buf = dst.buf
+    if src.addr & 31 or span_s > src.size * src.dtype.size or buf is None or \
+            d + span_d > buf.nbytes:
         _check_ub("DataCopyPad", src, span_s, "src")
-        d = dst.byte_off
         _check_gm("DataCopyPad", dst, d, d + span_d, write=True)
-        core = src.core
-        record = (W | strided, dst.buf.mem_id, d, d + span_d), (
-            strided, MEM_UB, src.addr, src.addr + span_s)
-        args = (dst.buf.data, d, dpitch, core.ub, src.addr, spitch, blen, count)
-        work = copy_blocks
-        extra = params
-    _issue(core, COPY_PAD, pipe, f, dt, count * blen // dt.size, extra, record[0], record[1],
-           work, args)
+    core = src.core
+    a = src.addr
+    core.records.append((COPY_PAD.id, PIPE_MTE3, f.f_code, f.f_lasti, dt.code,
+                         count * blen // dt.size, 0, params, W | strided, buf.mem_id, d,
+                         d + span_d, strided, MEM_UB, a, a + span_s))
+    _run(core, PIPE_MTE3, copy_blocks, (buf.data, d, dpitch, core.ub, a, spitch, blen, count))

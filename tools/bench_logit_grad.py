@@ -1,0 +1,72 @@
+"""Benchmark: LogitGrad simulated on ascsim next to a whole-array numpy computation of the same
+formula, measured side by side in one run.
+
+    python tools/bench_logit_grad.py [--repeat 3] [--threads 1]
+
+For fp32 on 2**24 elements and bf16 on 2**22 it prints elements/s for both and the ratio
+ascsim / numpy (> 1 means ascsim is faster). ascsim runs the real kernel on 48 simulated cores
+with instruction records on; the jit is warmed before timing; each figure is the best of
+--repeat runs. Machines are shared: compare ratios from one run, not absolute numbers across
+runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from functools import partial
+
+import ml_dtypes
+import numpy as np
+
+from ascsim.aclnn import cast_array
+from kernels_py.logit_grad import logit_grad
+
+CASES = (("float32", np.float32, 1 << 24), ("bfloat16", ml_dtypes.bfloat16, 1 << 22))
+
+
+def numpy_logit_grad(x: np.ndarray, dy: np.ndarray, eps: float) -> np.ndarray:
+    """The documented formula on whole arrays: dy / (x (1 - x)) inside [lo, hi], else the fill,
+    computed in float32 and rounded back to x's dtype."""
+    xf = cast_array(x, np.float32)
+    dyf = cast_array(dy, np.float32)
+    lo = np.float32(eps) if eps >= 0 else np.float32(0)
+    fill = np.float32(0) if eps >= 0 else np.float32(np.nan)
+    with np.errstate(all="ignore"):
+        q = dyf / (xf * (np.float32(1) - xf))
+    out = np.where((xf >= lo) & (xf <= np.float32(1) - lo), q, fill)
+    return cast_array(out, x.dtype)
+
+
+def best_of(repeat: int, fn: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="host threads for the cores")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"{'case':<22}{'ascsim Melem/s':>15}{'numpy Melem/s':>15}{'ratio':>8}")
+    for name, dtype, n in CASES:
+        x = rng.uniform(0, 1, n).astype(np.float32).astype(dtype)
+        dy = rng.uniform(-100, 100, n).astype(np.float32).astype(dtype)
+        logit_grad(x[:100_000], dy[:100_000], -1.0)  # warm the jit
+        numpy_logit_grad(x, dy, -1.0)
+        t_sim = best_of(args.repeat, partial(logit_grad, x, dy, -1.0, threads=args.threads))
+        t_np = best_of(args.repeat, partial(numpy_logit_grad, x, dy, -1.0))
+        print(f"{name + ' 2^' + str(n.bit_length() - 1):<22}{n / t_sim / 1e6:>15.1f}"
+              f"{n / t_np / 1e6:>15.1f}{t_np / t_sim:>8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
