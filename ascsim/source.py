@@ -16,8 +16,10 @@ __all__ = ["py_position", "cpp_position", "describe_position", "set_cpp_mapper",
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# A function (py_path, py_line) -> (cpp_path, cpp_line) | None, installed by the mirror checker.
-_cpp_mapper: Callable[[str, int], tuple[str, int] | None] | None = None
+# A function (py_path, py_line) -> (cpp_path, cpp_line) | None. Unset, the mirror checker's map
+# (ascsim.mirror.cpp_line_for) is installed on first use; set_cpp_mapper(None) turns it off.
+_UNSET = object()
+_cpp_mapper: Callable[[str, int], tuple[str, int] | None] | None | object = _UNSET
 
 
 @lru_cache(maxsize=4096)
@@ -48,6 +50,10 @@ def set_cpp_mapper(mapper: Callable[[str, int], tuple[str, int] | None] | None) 
 
 
 def cpp_position(py_path: str, py_line: int) -> tuple[str, int] | None:
+    global _cpp_mapper
+    if _cpp_mapper is _UNSET:
+        from .mirror import cpp_line_for  # lazy: the map is built only when a position is shown
+        _cpp_mapper = cpp_line_for
     if _cpp_mapper is None:
         return None
     return _cpp_mapper(py_path, py_line)

@@ -1,0 +1,438 @@
+/**
+ * ascsim's declaration of the AscendC kernel API, for `g++ -std=c++17 -fsyntax-only` only.
+ *
+ * Types, enums, templates and function signatures of exactly the surface ascsim simulates
+ * (ascsim/ascendc.py): a kernel that compiles against this header uses nothing ascsim lacks.
+ * Nothing here has a body; the code cannot be linked or run. Enum values follow ascsim (and,
+ * for HardEvent, the AscendC numbering of impl/basic_api/kernel_event.h); the numeric values
+ * of pipe_t and event_t come from the device compiler and are ascsim's here.
+ */
+#ifndef ASCSIM_KERNEL_OPERATOR_H
+#define ASCSIM_KERNEL_OPERATOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+// ---- function and address-space qualifiers (meaningful to the device compiler only) ---------
+#define __aicore__
+#define __global__
+#define __gm__
+#define GM_ADDR __gm__ uint8_t *
+
+// ---- scalar types the compiler provides --------------------------------------------------------
+struct half {
+    half();
+    template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+    half(U value);
+    operator float() const;
+
+private:
+    uint16_t bits_;  // gives sizeof(half) == 2
+};
+
+struct bfloat16_t {
+    bfloat16_t();
+    template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+    bfloat16_t(U value);
+    operator float() const;
+
+private:
+    uint16_t bits_;  // gives sizeof(bfloat16_t) == 2
+};
+
+// ---- pipes and event ids (global, as the compiler declares them) -------------------------------
+enum pipe_t { PIPE_S = 0, PIPE_V = 1, PIPE_MTE2 = 2, PIPE_MTE3 = 3, PIPE_ALL = 4 };
+
+enum event_t {
+    EVENT_ID0 = 0,
+    EVENT_ID1 = 1,
+    EVENT_ID2 = 2,
+    EVENT_ID3 = 3,
+    EVENT_ID4 = 4,
+    EVENT_ID5 = 5,
+    EVENT_ID6 = 6,
+    EVENT_ID7 = 7,
+};
+
+namespace AscendC {
+
+// ---- enums -------------------------------------------------------------------------------------
+enum class TPosition : uint8_t { GM = 0, VECIN = 1, VECOUT = 2, VECCALC = 3 };
+using QuePosition = TPosition;
+
+// Source pipe then destination pipe; values as in impl/basic_api/kernel_event.h.
+enum class HardEvent : uint8_t {
+    MTE2_MTE1 = 0,
+    MTE1_MTE2 = 1,
+    MTE1_M = 2,
+    M_MTE1 = 3,
+    MTE2_V = 4,
+    V_MTE2 = 5,
+    MTE3_V = 6,
+    V_MTE3 = 7,
+    M_V = 8,
+    V_M = 9,
+    V_V = 10,
+    MTE3_MTE1 = 11,
+    MTE1_MTE3 = 12,
+    MTE1_V = 13,
+    MTE2_M = 14,
+    M_MTE2 = 15,
+    V_MTE1 = 16,
+    M_FIX = 17,
+    FIX_M = 18,
+    MTE3_MTE2 = 19,
+    MTE2_MTE3 = 20,
+    S_V = 21,
+    V_S = 22,
+    S_MTE2 = 23,
+    MTE2_S = 24,
+    S_MTE3 = 25,
+    MTE3_S = 26,
+    MTE2_FIX = 27,
+    FIX_MTE2 = 28,
+    FIX_S = 29,
+    M_S = 30,
+    FIX_MTE3 = 31,
+    MTE1_FIX = 32,
+    FIX_MTE1 = 33,
+    FIX_FIX = 34,
+    MAX = 35,
+};
+
+enum class RoundMode {
+    CAST_NONE = 0,
+    CAST_RINT = 1,
+    CAST_FLOOR = 2,
+    CAST_CEIL = 3,
+    CAST_ROUND = 4,
+    CAST_TRUNC = 5,
+    CAST_ODD = 6,
+};
+
+enum class CMPMODE : uint8_t { LT = 0, GT = 1, EQ = 2, LE = 3, GE = 4, NE = 5 };
+
+enum class SELMODE : uint8_t {
+    VSEL_CMPMASK_SPR = 0,
+    VSEL_TENSOR_SCALAR_MODE = 1,
+    VSEL_TENSOR_TENSOR_MODE = 2,
+};
+
+// A scalar operand takes the tensor's T without taking part in deducing it, so that
+// `Adds(halfDst, halfSrc, 1.0f, n)` converts the float as the AscendC overloads do.
+template <typename T>
+struct ScalarOf {
+    using type = T;
+};
+template <typename T>
+using ScalarT = typename ScalarOf<T>::type;
+
+// ---- tensors -----------------------------------------------------------------------------------
+template <typename T>
+class LocalTensor {
+public:
+    using PrimType = T;
+    __aicore__ LocalTensor();
+    __aicore__ LocalTensor operator[](const uint32_t offset) const;
+    template <typename U>
+    __aicore__ LocalTensor<U> ReinterpretCast() const;
+    __aicore__ uint32_t GetSize() const;
+    __aicore__ void SetSize(const uint32_t size);
+    __aicore__ uint64_t GetPhyAddr() const;
+    __aicore__ T GetValue(const uint32_t index) const;
+    __aicore__ void SetValue(const uint32_t index, const ScalarT<T> value) const;
+};
+
+template <typename T>
+class GlobalTensor {
+public:
+    using PrimType = T;
+    __aicore__ GlobalTensor();
+    __aicore__ void SetGlobalBuffer(__gm__ T *buffer, uint64_t bufferSize);
+    __aicore__ void SetGlobalBuffer(__gm__ T *buffer);
+    __aicore__ GlobalTensor operator[](const uint64_t offset) const;
+    __aicore__ uint64_t GetSize() const;
+    __aicore__ __gm__ T *GetPhyAddr() const;
+    __aicore__ T GetValue(const uint64_t index) const;
+    __aicore__ void SetValue(const uint64_t index, const ScalarT<T> value);
+};
+
+// ---- TPipe, TQue, TBuf -------------------------------------------------------------------------
+template <TPosition pos, int32_t depth>
+class TQue {
+public:
+    __aicore__ TQue();
+    template <typename T>
+    __aicore__ LocalTensor<T> AllocTensor();
+    template <typename T>
+    __aicore__ bool EnQue(const LocalTensor<T> &tensor);
+    template <typename T>
+    __aicore__ LocalTensor<T> DeQue();
+    template <typename T>
+    __aicore__ void FreeTensor(LocalTensor<T> &tensor);
+    __aicore__ bool VacantInQue();
+    __aicore__ bool HasTensorInQue();
+};
+
+template <TPosition pos = TPosition::VECCALC>
+class TBuf {
+public:
+    __aicore__ TBuf();
+    template <typename T>
+    __aicore__ LocalTensor<T> Get();
+    template <typename T>
+    __aicore__ LocalTensor<T> Get(uint32_t len);
+};
+
+class TPipe {
+public:
+    __aicore__ TPipe();
+    template <TPosition pos, int32_t depth>
+    __aicore__ bool InitBuffer(TQue<pos, depth> &que, uint8_t num, uint32_t len);
+    template <TPosition pos>
+    __aicore__ bool InitBuffer(TBuf<pos> &buf, uint32_t len);
+    __aicore__ void Destroy();
+    __aicore__ void Reset();
+};
+
+// ---- synchronisation ---------------------------------------------------------------------------
+template <HardEvent event>
+__aicore__ void SetFlag(int32_t eventID);
+template <HardEvent event>
+__aicore__ void WaitFlag(int32_t eventID);
+template <pipe_t pipe>
+__aicore__ void PipeBarrier();
+
+// ---- data movement -----------------------------------------------------------------------------
+// DataCopy: every field in 32-byte blocks. DataCopyPad: blockLen in bytes.
+struct DataCopyParams {
+    __aicore__ DataCopyParams();
+    __aicore__ DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn,
+                              const uint16_t dstStrideIn);
+    uint16_t blockCount;
+    uint16_t blockLen;
+    uint16_t srcStride;
+    uint16_t dstStride;
+};
+
+struct DataCopyExtParams {
+    __aicore__ DataCopyExtParams();
+    __aicore__ DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn,
+                                 const uint32_t dstStrideIn, const uint32_t rsvIn);
+    uint16_t blockCount;
+    uint32_t blockLen;
+    uint32_t srcStride;
+    uint32_t dstStride;
+    uint32_t rsv;
+};
+
+template <typename T>
+struct DataCopyPadExtParams {
+    __aicore__ DataCopyPadExtParams();
+    __aicore__ DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue,
+                                    const uint8_t rightPadValue, const ScalarT<T> padValue);
+    bool isPad;
+    uint8_t leftPadding;
+    uint8_t rightPadding;
+    T paddingValue;
+};
+
+struct DataCopyPadParams {
+    __aicore__ DataCopyPadParams();
+    __aicore__ DataCopyPadParams(const bool isPadValue, const uint8_t leftPadValue,
+                                 const uint8_t rightPadValue, const uint64_t padValue);
+    bool isPad;
+    uint8_t leftPadding;
+    uint8_t rightPadding;
+    uint64_t paddingValue;
+};
+
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                                const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                                const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                const DataCopyParams &repeatParams);
+
+template <typename T>
+__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                                   const DataCopyExtParams &dataCopyParams,
+                                   const DataCopyPadExtParams<T> &padParams);
+template <typename T>
+__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                                   const DataCopyExtParams &dataCopyParams);
+template <typename T>
+__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                                   const DataCopyParams &dataCopyParams, const DataCopyPadParams &padParams);
+template <typename T>
+__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                                   const DataCopyParams &dataCopyParams);
+
+// ---- vector instructions: count form `Op(dst, src..., count)` and high-dimension form
+// `Op(dst, src..., mask, repeatTime, repeatParams)` with a continuous or a bit mask ------------
+struct UnaryRepeatParams {
+    __aicore__ UnaryRepeatParams();
+    __aicore__ UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn,
+                                 const uint8_t dstRepStrideIn, const uint8_t srcRepStrideIn);
+    uint16_t dstBlkStride;
+    uint16_t srcBlkStride;
+    uint8_t dstRepStride;
+    uint8_t srcRepStride;
+};
+
+struct BinaryRepeatParams {
+    __aicore__ BinaryRepeatParams();
+    __aicore__ BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn,
+                                  const uint8_t src1BlkStrideIn, const uint8_t dstRepStrideIn,
+                                  const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn);
+    uint8_t dstBlkStride;
+    uint8_t src0BlkStride;
+    uint8_t src1BlkStride;
+    uint8_t dstRepStride;
+    uint8_t src0RepStride;
+    uint8_t src1RepStride;
+};
+
+#define ASCSIM_DECLARE_UNARY(NAME)                                                                 \
+    template <typename T>                                                                          \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
+                                const int32_t &count);                                             \
+    template <typename T, bool isSetMask = true>                                                   \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, \
+                                const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);  \
+    template <typename T, bool isSetMask = true>                                                   \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
+                                const uint64_t mask[], const uint8_t repeatTime,                   \
+                                const UnaryRepeatParams &repeatParams)
+
+#define ASCSIM_DECLARE_SCALAR(NAME)                                                                \
+    template <typename T>                                                                          \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
+                                const ScalarT<T> &scalarValue, const int32_t &count);             \
+    template <typename T, bool isSetMask = true>                                                   \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
+                                const ScalarT<T> &scalarValue, uint64_t mask,                      \
+                                const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);  \
+    template <typename T, bool isSetMask = true>                                                   \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
+                                const ScalarT<T> &scalarValue, const uint64_t mask[],              \
+                                const uint8_t repeatTime, const UnaryRepeatParams &repeatParams)
+
+#define ASCSIM_DECLARE_BINARY(NAME)                                                                \
+    template <typename T>                                                                          \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0,            \
+                                const LocalTensor<T> &src1, const int32_t &count);                 \
+    template <typename T, bool isSetMask = true>                                                   \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0,            \
+                                const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime, \
+                                const BinaryRepeatParams &repeatParams);                           \
+    template <typename T, bool isSetMask = true>                                                   \
+    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0,            \
+                                const LocalTensor<T> &src1, const uint64_t mask[],                 \
+                                const uint8_t repeatTime, const BinaryRepeatParams &repeatParams)
+
+ASCSIM_DECLARE_UNARY(Exp);
+ASCSIM_DECLARE_UNARY(Ln);
+ASCSIM_DECLARE_UNARY(Abs);
+ASCSIM_DECLARE_UNARY(Sqrt);
+ASCSIM_DECLARE_UNARY(Reciprocal);
+ASCSIM_DECLARE_UNARY(Not);
+ASCSIM_DECLARE_SCALAR(Adds);
+ASCSIM_DECLARE_SCALAR(Muls);
+ASCSIM_DECLARE_SCALAR(Maxs);
+ASCSIM_DECLARE_SCALAR(Mins);
+ASCSIM_DECLARE_BINARY(Add);
+ASCSIM_DECLARE_BINARY(Sub);
+ASCSIM_DECLARE_BINARY(Mul);
+ASCSIM_DECLARE_BINARY(Div);
+ASCSIM_DECLARE_BINARY(Max);
+ASCSIM_DECLARE_BINARY(Min);
+ASCSIM_DECLARE_BINARY(And);
+ASCSIM_DECLARE_BINARY(Or);
+
+#undef ASCSIM_DECLARE_UNARY
+#undef ASCSIM_DECLARE_SCALAR
+#undef ASCSIM_DECLARE_BINARY
+
+template <typename T>
+__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
+                                 const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue, uint64_t mask,
+                                 const uint8_t repeatTime, const uint16_t dstBlockStride,
+                                 const uint8_t dstRepeatStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
+                                 const uint64_t mask[], const uint8_t repeatTime,
+                                 const uint16_t dstBlockStride, const uint8_t dstRepeatStride);
+
+template <typename T, typename U>
+__aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode,
+                            const uint32_t count);
+
+template <typename T, typename U>
+__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                               const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U>
+__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                                     const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U>
+__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                                const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
+
+template <typename T, typename U>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                              const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
+                              uint32_t count);
+template <typename T, typename U>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                              const LocalTensor<T> &src0, ScalarT<T> src1, SELMODE selMode, uint32_t count);
+
+// ---- cores and tiling --------------------------------------------------------------------------
+__aicore__ int64_t GetBlockIdx();
+__aicore__ int64_t GetBlockNum();
+
+namespace ascsim_detail {
+// What GET_TILING_DATA yields when no struct is registered: converts to the struct a callee takes.
+struct TilingDataRef {
+    template <typename T>
+    operator const T &() const;
+};
+// REGISTER_TILING_DEFAULT(Struct) specialises this, so GET_TILING_DATA yields that struct.
+template <int N>
+struct DefaultTiling {
+    using type = TilingDataRef;
+};
+template <typename T>
+__aicore__ T ReadTilingData(GM_ADDR tiling);
+__aicore__ bool TilingKeyIs(uint64_t key);
+}  // namespace ascsim_detail
+
+}  // namespace AscendC
+
+#define REGISTER_TILING_DEFAULT(STRUCT)                   \
+    template <>                                           \
+    struct AscendC::ascsim_detail::DefaultTiling<0> {     \
+        using type = STRUCT;                              \
+    }
+
+#define GET_TILING_DATA(NAME, TILING)                                                    \
+    const ::AscendC::ascsim_detail::DefaultTiling<0>::type NAME =                         \
+        ::AscendC::ascsim_detail::ReadTilingData<::AscendC::ascsim_detail::DefaultTiling<0>::type>(TILING)
+
+#define GET_TILING_DATA_WITH_STRUCT(STRUCT, NAME, TILING) \
+    const STRUCT NAME = ::AscendC::ascsim_detail::ReadTilingData<STRUCT>(TILING)
+
+#define TILING_KEY_IS(KEY) (::AscendC::ascsim_detail::TilingKeyIs(KEY))
+
+#endif  // ASCSIM_KERNEL_OPERATOR_H
