@@ -4,17 +4,29 @@ Every number in a profile file is written as `key = { value = ..., source = "...
 each one says where it comes from (a document, an .ini, a measurement, or "assumed"). The
 shipped profiles live in `ascsim/profiles/`; a user passes a name (`"Ascend910B2"`) or the path
 of a file of their own with the same schema.
+
+The optional `[cost]` section holds the timing model's numbers (docs/timing.md explains each
+formula): `[cost]` launch and header costs and the HBM bandwidth, `[cost.scalar]`, `[cost.sync]`,
+`[cost.gm]` (transfer-size and alignment penalties), `[cost.mte2]`/`[cost.mte3]` (per-core copy
+engines) and `[cost.vector]` with one `[cost.vector.<cost class>]` table per instruction cost
+class (`[cost.vector.default]` for the rest). A vector number may depend on the dtype:
+`cycles_per_repeat = { value = { default = 8, float = 4 }, source = "..." }`. A profile without
+`[cost]` runs kernels but cannot be timed.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HardwareProfile", "ProfileError", "load_profile", "profile_names", "DEFAULT_PROFILE"]
+from .dtypes import BY_NAME
+
+__all__ = ["HardwareProfile", "ProfileError", "load_profile", "profile_names", "DEFAULT_PROFILE",
+           "CostParams", "MteCost", "VectorCost"]
 
 DEFAULT_PROFILE = "Ascend910B2"
 PROFILE_DIR = Path(__file__).with_name("profiles")
@@ -42,9 +54,114 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
 }
 
 
+_NUM = (int, float)
+_NON_NEG = (lambda v: v >= 0, ">= 0")
+_POS = (lambda v: v > 0, "> 0")
+
+# [cost] and its sub-tables: section -> key -> (check, description). Every value is a number.
+_COST_SCHEMA: dict[str, dict[str, tuple[tuple[Any, str], str]]] = {
+    "cost": {
+        "launch_us": (_NON_NEG, "task scheduling before any core runs, microseconds"),
+        "header_cycles": (_NON_NEG, "per-core start-up and kernel header work on the scalar "
+                                    "unit before the first recorded instruction"),
+        "hbm_gb_per_s": (_POS, "HBM bandwidth shared by all cores' copies, GB/s"),
+    },
+    "cost.scalar": {
+        "issue_cycles": (_NON_NEG, "scalar cycles to issue one instruction to a pipe"),
+        "op_cycles": (_NON_NEG, "a scalar-pipe instruction (queue bookkeeping, UB GetValue/"
+                                "SetValue)"),
+        "gm_access_cycles": (_NON_NEG, "a GetValue/SetValue on GM (through the DCache)"),
+    },
+    "cost.sync": {
+        "set_flag_cycles": (_NON_NEG, "SetFlag on its source pipe"),
+        "wait_flag_cycles": (_NON_NEG, "WaitFlag on its destination pipe once the flag is set"),
+        "barrier_cycles": (_NON_NEG, "PipeBarrier after its pipe has drained"),
+    },
+    "cost.gm": {
+        "small_transfer_bytes": (_POS, "copies below this many bytes per burst are penalised"),
+        "small_transfer_penalty": ((lambda v: 1 <= v <= 2, "in [1, 2]"),
+                                   "bandwidth cost factor of a tiny copy (falls linearly to 1 "
+                                   "at small_transfer_bytes; at most 2 keeps time monotone in "
+                                   "size)"),
+        "align_bytes": (_POS, "GM address alignment that reaches full bandwidth"),
+        "unaligned_bandwidth_factor": ((lambda v: 0 < v <= 1, "in (0, 1]"),
+                                       "bandwidth fraction of a copy whose GM address is not "
+                                       "align_bytes aligned"),
+    },
+    "cost.mte2": {
+        "latency_cycles": (_NON_NEG, "fixed cycles per GM->UB copy"),
+        "bytes_per_cycle": (_POS, "per-core GM->UB bandwidth"),
+        "overlap_cycles": (_NON_NEG, "how much of a copy's latency the next MTE2 instruction "
+                                     "may overlap"),
+    },
+    "cost.mte3": {
+        "latency_cycles": (_NON_NEG, "fixed cycles per UB->GM copy"),
+        "bytes_per_cycle": (_POS, "per-core UB->GM bandwidth"),
+        "overlap_cycles": (_NON_NEG, "how much of a copy's latency the next MTE3 instruction "
+                                     "may overlap"),
+    },
+    "cost.vector": {
+        "overlap_cycles": (_NON_NEG, "how much of a vector instruction's startup the next "
+                                     "vector instruction may overlap"),
+    },
+}
+_VECTOR_KEYS = {"startup": "fixed cycles per vector instruction",
+                "cycles_per_repeat": "cycles per 256-byte repeat"}
+
+
+@dataclass(frozen=True)
+class VectorCost:
+    """`startup + repeats x cycles_per_repeat` for one cost class; numbers by dtype name, with
+    a "default" entry for the other dtypes."""
+
+    startup: Mapping[str, float]
+    cycles_per_repeat: Mapping[str, float]
+
+    def for_dtype(self, dtype_name: str | None) -> tuple[float, float]:
+        s, c = self.startup, self.cycles_per_repeat
+        return (s.get(dtype_name, s["default"]) if dtype_name else s["default"],
+                c.get(dtype_name, c["default"]) if dtype_name else c["default"])
+
+
+@dataclass(frozen=True)
+class MteCost:
+    """One copy engine of a core: `latency + effective bytes / bandwidth`."""
+
+    latency_cycles: float
+    bytes_per_cycle: float
+    overlap_cycles: float
+
+
+@dataclass(frozen=True)
+class CostParams:
+    """The `[cost]` section of a profile: every number the timing model uses."""
+
+    launch_us: float
+    header_cycles: float
+    hbm_gb_per_s: float
+    scalar_issue_cycles: float
+    scalar_op_cycles: float
+    scalar_gm_access_cycles: float
+    set_flag_cycles: float
+    wait_flag_cycles: float
+    barrier_cycles: float
+    small_transfer_bytes: float
+    small_transfer_penalty: float
+    gm_align_bytes: int
+    unaligned_bandwidth_factor: float
+    mte2: MteCost
+    mte3: MteCost
+    vector_overlap_cycles: float
+    vector: Mapping[str, VectorCost]  # cost class -> numbers; "default" is always present
+
+    def vector_cost(self, cost_class: str) -> VectorCost:
+        return self.vector.get(cost_class) or self.vector["default"]
+
+
 @dataclass(frozen=True)
 class HardwareProfile:
-    """The parts of a SoC that the simulator models. Costs live in `cost` (see the timing model)."""
+    """The parts of a SoC that the simulator models. Costs live in `cost` (None when the file has
+    no [cost] section; see docs/timing.md)."""
 
     name: str
     description: str
@@ -57,7 +174,7 @@ class HardwareProfile:
     dummy_fill: str
     path: str
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    cost: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    cost: CostParams | None = field(default=None, compare=False, repr=False)
 
     @property
     def tmp_ub_offset(self) -> int:
@@ -111,8 +228,114 @@ def _parse(path: Path) -> HardwareProfile:
             raise ProfileError(f"{path}: unknown keys in [{section}]: {sorted(unknown)}")
     if values["ub_reserved_bytes"] >= values["ub_bytes"]:
         raise ProfileError(f"{path}: ub_reserved_bytes must be smaller than ub_bytes")
+    cost = _parse_cost(str(path), data["cost"], sources) if "cost" in data else None
     return HardwareProfile(name=meta["name"], description=str(meta.get("description", "")),
-                           path=str(path), sources=sources, cost=data.get("cost", {}), **values)
+                           path=str(path), sources=sources, cost=cost, **values)
+
+
+def _number(path: str, section: str, key: str, value: Any, check: tuple[Any, str] | None,
+            what: str) -> float:
+    if not isinstance(value, _NUM) or isinstance(value, bool):
+        raise ProfileError(f"{path}: [{section}] {key} must be a number ({what}), got {value!r}")
+    if check is not None and not check[0](value):
+        raise ProfileError(f"{path}: [{section}] {key} = {value!r} is out of range: must be "
+                           f"{check[1]} ({what})")
+    return value
+
+
+def _subtable(path: str, data: dict[str, Any], dotted: str) -> dict[str, Any]:
+    table: Any = data
+    for part in dotted.split("."):
+        table = table.get(part) if isinstance(table, dict) else None
+    if not isinstance(table, dict):
+        raise ProfileError(f"{path}: section [{dotted}] is missing (a [cost] section needs "
+                           f"all of {', '.join('[' + k + ']' for k in _COST_SCHEMA)})")
+    return table
+
+
+def _vector_number(path: str, section: str, key: str, raw: Any,
+                   sources: dict[str, str]) -> dict[str, float]:
+    value, source = _leaf(path, section, key, raw)
+    sources[f"{section}.{key}"] = source
+    what = _VECTOR_KEYS[key]
+    if not isinstance(value, dict):
+        return {"default": _number(path, section, key, value, _NON_NEG, what)}
+    if "default" not in value:
+        raise ProfileError(f"{path}: [{section}] {key}: a per-dtype table needs a \"default\" "
+                           f"entry, got {sorted(value)}")
+    out = {}
+    for dtype_name, v in value.items():
+        if dtype_name != "default" and dtype_name not in BY_NAME:
+            raise ProfileError(f"{path}: [{section}] {key}: unknown dtype {dtype_name!r}; use "
+                               f"\"default\" or one of {', '.join(BY_NAME)}")
+        out[dtype_name] = _number(path, section, f"{key}.{dtype_name}", v, _NON_NEG, what)
+    return out
+
+
+def _parse_cost(path: str, data: Any, sources: dict[str, str]) -> CostParams:
+    """Validate the [cost] section (schema in _COST_SCHEMA) into CostParams."""
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: [cost] must be a table")
+    root = {"cost": data}
+    v: dict[str, float] = {}
+    for section, keys in _COST_SCHEMA.items():
+        table = _subtable(path, root, section)
+        for key, (check, what) in keys.items():
+            if key not in table:
+                raise ProfileError(f"{path}: [{section}] {key} ({what}) is missing")
+            value, source = _leaf(path, section, key, table[key])
+            v[f"{section}.{key}"] = _number(path, section, key, value, check, what)
+            sources[f"{section}.{key}"] = source
+        if section == "cost":  # the sub-tables
+            allowed = set(keys) | {name.split(".")[1] for name in _COST_SCHEMA if "." in name}
+        elif section == "cost.vector":  # one table per cost class
+            allowed = set(keys) | {k for k, t in table.items()
+                                   if isinstance(t, dict) and "value" not in t}
+        else:
+            allowed = set(keys)
+        unknown = set(table) - allowed
+        if unknown:
+            raise ProfileError(f"{path}: unknown keys in [{section}]: {sorted(unknown)}")
+    vector: dict[str, VectorCost] = {}
+    for name, entry in data["vector"].items():
+        if name in _COST_SCHEMA["cost.vector"]:
+            continue
+        section = f"cost.vector.{name}"
+        missing = [k for k in _VECTOR_KEYS if k not in entry]
+        if missing:
+            raise ProfileError(f"{path}: [{section}] needs {' and '.join(missing)} "
+                               f"({'; '.join(_VECTOR_KEYS[k] for k in missing)})")
+        unknown = set(entry) - set(_VECTOR_KEYS)
+        if unknown:
+            raise ProfileError(f"{path}: unknown keys in [{section}]: {sorted(unknown)}")
+        vector[name] = VectorCost(*(_vector_number(path, section, k, entry[k], sources)
+                                    for k in _VECTOR_KEYS))
+    if "default" not in vector:
+        raise ProfileError(f"{path}: [cost.vector.default] is missing (the numbers of every "
+                           "vector cost class without a table of its own)")
+    align = v["cost.gm.align_bytes"]
+    if int(align) != align:
+        raise ProfileError(f"{path}: [cost.gm] align_bytes must be a whole number of bytes")
+
+    def mte(name: str) -> MteCost:
+        return MteCost(v[f"cost.{name}.latency_cycles"], v[f"cost.{name}.bytes_per_cycle"],
+                       v[f"cost.{name}.overlap_cycles"])
+
+    return CostParams(
+        launch_us=v["cost.launch_us"], header_cycles=v["cost.header_cycles"],
+        hbm_gb_per_s=v["cost.hbm_gb_per_s"],
+        scalar_issue_cycles=v["cost.scalar.issue_cycles"],
+        scalar_op_cycles=v["cost.scalar.op_cycles"],
+        scalar_gm_access_cycles=v["cost.scalar.gm_access_cycles"],
+        set_flag_cycles=v["cost.sync.set_flag_cycles"],
+        wait_flag_cycles=v["cost.sync.wait_flag_cycles"],
+        barrier_cycles=v["cost.sync.barrier_cycles"],
+        small_transfer_bytes=v["cost.gm.small_transfer_bytes"],
+        small_transfer_penalty=v["cost.gm.small_transfer_penalty"],
+        gm_align_bytes=int(align),
+        unaligned_bandwidth_factor=v["cost.gm.unaligned_bandwidth_factor"],
+        mte2=mte("mte2"), mte3=mte("mte3"),
+        vector_overlap_cycles=v["cost.vector.overlap_cycles"], vector=vector)
 
 
 @cache

@@ -7,6 +7,7 @@ bits either way: cores only share GM, and the sanitizer reports cores that write
 
 from __future__ import annotations
 
+import gc
 import inspect
 import time
 import traceback
@@ -14,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from .registry import Record, decode
 from .source import cpp_position, short_path
 from .sync import finish_core
 from .tiling import TilingData
+
+if TYPE_CHECKING:
+    from .timing import Timeline
 
 __all__ = ["launch", "Run"]
 
@@ -71,6 +75,12 @@ class Run:
             for r in c.records:
                 counts[REGISTRY[r[0]].name] += 1
         return dict(counts)
+
+    def timeline(self, profile: str | HardwareProfile | None = None) -> Timeline:
+        """The pipeline timeline of this run (`ascsim.timing.Timeline`) under `profile`
+        (default: the profile the run used); see docs/timing.md."""
+        from .timing import profile_run
+        return profile_run(self, profile)
 
     def log(self) -> list[str]:
         """printf / DumpTensor output of every core, in core order."""
@@ -123,12 +133,15 @@ def _run_core(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> N
 def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
            tiling: TilingData | None = None, tiling_key: int | None = None,
            profile: str | HardwareProfile | None = None, sanitize: str = "off",
-           threads: int = 1) -> Run:
+           threads: int = 1, core_order: str = "forward") -> Run:
     """Run `kernel(*gm_args, tiling)` on `block_dim` simulated AI Vector cores.
 
     `gm_args` are numpy arrays (C-contiguous; outputs are written in place) or None for an
     absent optional input; the tiling struct, if given, is passed as the last GM_ADDR argument.
+    `core_order="reverse"` runs the cores last to first (a correct kernel gives the same bits).
     """
+    if core_order not in ("forward", "reverse"):
+        raise ParameterError(f"core_order must be 'forward' or 'reverse', got {core_order!r}")
     if sanitize not in ("off", "check", "strict"):
         raise ParameterError(f"sanitize must be 'off', 'check' or 'strict', got {sanitize!r}")
     block_dim = int(block_dim)
@@ -148,17 +161,27 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         args.append(tbuf)
     gm_table: list[Any] = [None, *gm]  # memory id k -> buffer (0 is UB)
     cores = [CoreState(b, block_dim, prof, gm_table, tiling_key) for b in range(block_dim)]
+    order = cores if core_order == "forward" else cores[::-1]
     start = time.perf_counter()
-    if threads == 1 or block_dim == 1:
-        for core in cores:
-            _run_core(kernel, args, core)
-    else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = [pool.submit(_run_core, kernel, args, core) for core in cores]
-            errors = [f.exception() for f in futures]
-        for err in errors:  # report the lowest core's fault, whatever order threads ran in
-            if err is not None:
-                raise err
+    # The records are tens of thousands of small tuples: the cyclic GC would rescan them again
+    # and again while they grow. Nothing a kernel creates needs cycle collection meanwhile.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if threads == 1 or block_dim == 1:
+            for core in order:
+                _run_core(kernel, args, core)
+        else:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                futures = {core.block_idx: pool.submit(_run_core, kernel, args, core)
+                           for core in order}
+                errors = [futures[b].exception() for b in range(block_dim)]
+            for err in errors:  # report the lowest core's fault, whatever order threads ran in
+                if err is not None:
+                    raise err
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     wall = time.perf_counter() - start
     name = getattr(kernel, "__name__", str(kernel))
     return Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)

@@ -1,0 +1,202 @@
+"""The cost model: what every recorded instruction costs, read from the instruction registry
+(each entry's family and cost class) and the hardware profile's `[cost]` section.
+
+The scheduler needs five numbers per record, which `core_costs` computes for a whole core at a
+time (numpy over the record columns; a Python loop only over copies and sync records):
+
+- `kind`: how the scheduler treats it (K_OP, K_COPY, K_SET, K_WAIT, K_BAR, K_BAR_ALL, K_SCALAR);
+- `pipe`: the pipe that executes it (PIPE_S for everything the scalar unit runs itself);
+- `fixed`: cycles that do not depend on size: vector startup, copy latency, sync cost;
+- `work`: vector `repeats x cycles_per_repeat`, or a copy's *effective* bytes: the bytes moved
+  times the small-transfer penalty, divided by the unaligned-address bandwidth factor. The
+  scheduler turns effective bytes into cycles at the bandwidth the copy gets;
+- `flag`: the (event, id) flag index of SetFlag/WaitFlag, else -1.
+
+docs/timing.md gives every formula with the profile's numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import itemgetter
+
+import numpy as np
+
+from ..core import PIPE_ALL, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V
+from ..dtypes import ALL_DTYPES, BY_CODE
+from ..profile import CostParams, HardwareProfile, ProfileError
+from ..registry import REGISTRY
+
+__all__ = ["K_OP", "K_COPY", "K_SET", "K_WAIT", "K_BAR", "K_BAR_ALL", "K_SCALAR", "KIND_NAMES",
+           "CostTables", "CoreCosts", "cost_tables", "core_costs", "copy_factor",
+           "require_cost", "PEN_SMALL", "PEN_UNALIGNED"]
+
+K_OP, K_COPY, K_SET, K_WAIT, K_BAR, K_BAR_ALL, K_SCALAR = range(7)
+KIND_NAMES = ("op", "copy", "set", "wait", "barrier", "barrier_all", "scalar")
+
+# bits of CoreCosts.penalty: which GM penalties a copy paid
+PEN_SMALL, PEN_UNALIGNED = 1, 2
+
+_N_DTYPE_CODES = max(t.code for t in ALL_DTYPES) + 1
+_DTYPE_SIZE = np.zeros(_N_DTYPE_CODES, np.int64)
+for _t in ALL_DTYPES:
+    _DTYPE_SIZE[_t.code] = _t.size
+
+_col = [itemgetter(i) for i in range(8)]
+
+
+def require_cost(profile: HardwareProfile) -> CostParams:
+    if profile.cost is None:
+        raise ProfileError(f"profile {profile.name} ({profile.path}) has no [cost] section, so "
+                           "it cannot time a run; copy the one of "
+                           "ascsim/profiles/Ascend910B2.toml and adjust it")
+    return profile.cost
+
+
+@dataclass(frozen=True)
+class CostTables:
+    """Per-instruction lookup tables, built once per (cost parameters, registry size)."""
+
+    kind: np.ndarray          # [instr] -> K_*
+    startup: np.ndarray       # [instr, dtype code] -> cycles
+    per_repeat: np.ndarray    # [instr, dtype code] -> cycles per 256-byte repeat
+    own_entry: np.ndarray     # [instr] -> the cost class has a [cost.vector.<class>] table
+    gm_scalar: np.ndarray     # [instr] -> a scalar access whose cost depends on GM vs UB
+
+
+_TABLES: dict[tuple[int, int], tuple[CostParams, CostTables]] = {}
+
+
+def _kind_of(family: str, name: str, pipe: int | None) -> int:
+    if family == "sync":
+        return {"SetFlag": K_SET, "WaitFlag": K_WAIT}.get(name, K_BAR)
+    if family == "copy":
+        return K_COPY
+    if family in ("scalar", "queue") or pipe == PIPE_S:
+        return K_SCALAR
+    return K_OP
+
+
+def cost_tables(cost: CostParams) -> CostTables:
+    """The lookup tables for `cost` and the instructions registered so far."""
+    key = (id(cost), len(REGISTRY))
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is cost:
+        return hit[1]
+    n = len(REGISTRY)
+    kind = np.zeros(n, np.int8)
+    startup = np.zeros((n, _N_DTYPE_CODES))
+    per_repeat = np.zeros((n, _N_DTYPE_CODES))
+    own = np.zeros(n, np.bool_)
+    gm_scalar = np.zeros(n, np.bool_)
+    for ins in REGISTRY:
+        kind[ins.id] = _kind_of(ins.family, ins.name, ins.pipe)
+        own[ins.id] = ins.cost_class in cost.vector
+        gm_scalar[ins.id] = ins.family == "scalar"
+        vc = cost.vector_cost(ins.cost_class)
+        for code in range(_N_DTYPE_CODES):
+            dt = BY_CODE.get(code)
+            startup[ins.id, code], per_repeat[ins.id, code] = vc.for_dtype(
+                dt.name if dt is not None else None)
+    tables = CostTables(kind, startup, per_repeat, own, gm_scalar)
+    _TABLES.clear()  # one live entry: profiles are few and the tables are cheap
+    _TABLES[key] = (cost, tables)
+    return tables
+
+
+def copy_factor(cost: CostParams, burst_bytes: float, gm_offset: int) -> tuple[float, int]:
+    """(bandwidth cost factor, penalty bits) of a GM copy: the small-transfer penalty falls
+    linearly from `small_transfer_penalty` at 0 bytes to 1 at `small_transfer_bytes`; a GM
+    address off the `align_bytes` grid divides the bandwidth by `unaligned_bandwidth_factor`."""
+    factor, bits = 1.0, 0
+    small = cost.small_transfer_bytes
+    if burst_bytes < small:
+        factor += (cost.small_transfer_penalty - 1.0) * (1.0 - burst_bytes / small)
+        bits |= PEN_SMALL
+    if gm_offset % cost.gm_align_bytes:
+        factor /= cost.unaligned_bandwidth_factor
+        bits |= PEN_UNALIGNED
+    return factor, bits
+
+
+@dataclass
+class CoreCosts:
+    """The scheduler's view of one core's records (arrays in record order)."""
+
+    instr: np.ndarray     # int64 registry id
+    kind: np.ndarray      # int8, K_*
+    pipe: np.ndarray      # int8, executing pipe
+    fixed: np.ndarray     # float64 cycles
+    work: np.ndarray      # float64 cycles (K_OP) or effective bytes (K_COPY)
+    flag: np.ndarray      # int32 flag index of SetFlag/WaitFlag, else -1
+    nbytes: np.ndarray    # int64 GM bytes moved by a copy, else 0
+    penalty: np.ndarray   # uint8 PEN_* bits of a copy
+    default_costed: np.ndarray  # bool: a vector op costed with [cost.vector.default]
+    gm_scalar_count: int  # GetValue/SetValue records on GM
+
+
+def core_costs(records: list[tuple], cost: CostParams) -> CoreCosts:
+    """Cost every record of one core (see the module docstring)."""
+    tables = cost_tables(cost)
+    m = len(records)
+    iid = np.fromiter(map(_col[0], records), np.int64, m)
+    pipe = np.fromiter(map(_col[1], records), np.int8, m)
+    dt = np.fromiter(map(_col[4], records), np.int64, m)
+    count = np.fromiter(map(_col[5], records), np.int64, m)
+    repeats = np.fromiter(map(_col[6], records), np.int64, m)
+    kind = tables.kind[iid]  # a fresh array: safe to edit below
+    fixed = np.zeros(m)
+    work = np.zeros(m)
+    flag = np.full(m, -1, np.int32)
+    nbytes = np.zeros(m, np.int64)
+    penalty = np.zeros(m, np.uint8)
+
+    # A UB->UB DataCopy runs on the vector pipe: a vector op over its 256-byte repeats.
+    vcopy = (kind == K_COPY) & (pipe == PIPE_V)
+    if vcopy.any():
+        kind[vcopy] = K_OP
+        repeats = np.where(vcopy, (count * _DTYPE_SIZE[dt] + 255) >> 8, repeats)
+    on_s = (pipe == PIPE_S) & (kind == K_OP)
+    kind[on_s] = K_SCALAR  # an unknown family on the scalar pipe: the scalar unit runs it
+
+    op = kind == K_OP
+    fixed[op] = tables.startup[iid[op], dt[op]]
+    work[op] = tables.per_repeat[iid[op], dt[op]] * repeats[op]
+    default_costed = op & ~tables.own_entry[iid]
+
+    bar = kind == K_BAR
+    if bar.any():
+        fixed[bar] = cost.barrier_cycles
+        kind[bar & (pipe == PIPE_ALL)] = K_BAR_ALL
+    is_set, is_wait = kind == K_SET, kind == K_WAIT
+    fixed[is_set] = cost.set_flag_cycles
+    fixed[is_wait] = cost.wait_flag_cycles
+    sync_idx = np.flatnonzero(is_set | is_wait)
+    if sync_idx.size:
+        flag[sync_idx] = [records[i][7] for i in sync_idx.tolist()]
+
+    scalar = kind == K_SCALAR
+    fixed[scalar] = cost.scalar_op_cycles
+    gm_scalar = 0
+    for i in np.flatnonzero(scalar & tables.gm_scalar[iid]).tolist():
+        if records[i][9] != 0:  # memory 0 is UB; GM goes through the DCache
+            fixed[i] = cost.scalar_gm_access_cycles
+            gm_scalar += 1
+
+    for i in np.flatnonzero(kind == K_COPY).tolist():
+        r = records[i]
+        size = int(count[i]) * int(_DTYPE_SIZE[r[4]])
+        p = r[1]
+        if p != PIPE_MTE2 and p != PIPE_MTE3:
+            raise RuntimeError(f"record {i}: a GM copy on pipe {p}, not MTE2 or MTE3")
+        gm_offset = r[10] if r[9] else r[14]  # the access whose memory is GM
+        extra = r[7]
+        params = extra[0] if type(extra) is tuple else extra
+        blocks = params.blockCount if params is not None else 1
+        factor, bits = copy_factor(cost, size / blocks if blocks else 0.0, gm_offset)
+        nbytes[i] = size
+        work[i] = size * factor
+        penalty[i] = bits
+        fixed[i] = (cost.mte2 if p == PIPE_MTE2 else cost.mte3).latency_cycles
+    return CoreCosts(iid, kind.astype(np.int8), pipe, fixed, work, flag, nbytes, penalty,
+                     default_costed, gm_scalar)

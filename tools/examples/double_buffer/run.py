@@ -1,0 +1,127 @@
+"""Run the double-buffer example with BUFFER_NUM 1 and 2 and print ascsim's timeline numbers
+next to the ones msopprof published for the same sample (example/sample_double_buffer).
+
+    python tools/examples/double_buffer/run.py [--tiles-per-core 512] [--profile NAME|FILE]
+                                               [--hbm-gb-per-s X] [--out DIR]
+
+The published run: y = x + bias on 8 cores, 512 tiles of 20480 halves per core (BUFFER_NUM 1)
+or 1024 tiles of 10240 (BUFFER_NUM 2), on a board at 1650 MHz whose SoC is not stated. ascsim
+reports microseconds at the profile's clock and, for comparison, the same cycle counts at
+1650 MHz. --hbm-gb-per-s replaces the profile's HBM bandwidth (to see how much of the copy
+time is HBM sharing between the 8 cores). With --out it also writes each variant's trace
+JSON, Gantt chart, occupancy chart and PipeUtilization.csv. docs/timing.md discusses the
+comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+import ascsim
+from ascsim.profile import HardwareProfile, load_profile
+from ascsim.timing import Timeline
+
+_spec = importlib.util.spec_from_file_location("add_custom", Path(__file__).with_name(
+    "add_custom.py"))
+add_custom = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(add_custom)
+
+CORES = 8
+TILE_NUM = 512
+TILE_ELEMENTS = 20480     # per tile with BUFFER_NUM 1 (half of it with BUFFER_NUM 2)
+PUBLISHED_MHZ = 1650
+# msopprof example/sample_double_buffer/README.md (times in us, ratios as fractions)
+PUBLISHED = {
+    1: {"time_us": 1378.0, "vec_time_us": 844.0, "mte2_time_us": 509.0, "mte3_time_us": 204.0,
+        "vec_ratio": 0.616, "mte2_ratio": 0.37, "mte3_ratio": 0.15},
+    2: {"time_us": 959.6, "vec_ratio": 0.94, "mte2_ratio": 0.84},
+}
+
+
+def run_sample(buffer_num: int, tiles_per_core: int = TILE_NUM,
+               profile: str | HardwareProfile | None = None) -> tuple[ascsim.Run, Timeline]:
+    """Launch the example (outputs checked against numpy) and schedule it."""
+    n = CORES * tiles_per_core * TILE_ELEMENTS
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, n).astype(np.float16)
+    bias = rng.uniform(-1, 1, n).astype(np.float16)
+    y = np.zeros_like(x)
+    tiling = add_custom.AddCustomTilingData(totalLength=n, tileNum=tiles_per_core)
+    run = ascsim.launch(add_custom.add_custom, CORES, x, bias, y, None, tiling=tiling,
+                        tiling_key=buffer_num, profile=profile)
+    want = (x.astype(np.float32) + bias.astype(np.float32)).astype(np.float16)
+    if not np.array_equal(y, want):
+        raise AssertionError("the example's output differs from x + bias")
+    return run, run.timeline()
+
+
+def model_numbers(tl: Timeline) -> dict[str, float]:
+    """Mean over cores, in us at the profile clock and at the published board's clock."""
+    busy = tl.busy.mean(axis=0)
+    ratios = tl.pipe_ratios()
+    out = {"time_us": tl.total_us, "vec_ratio": ratios["V"], "mte2_ratio": ratios["MTE2"],
+           "mte3_ratio": ratios["MTE3"], "scalar_ratio": ratios["S"]}
+    for key, lane in (("vec", 1), ("mte2", 2), ("mte3", 3)):
+        out[f"{key}_time_us"] = float(busy[lane]) / tl.clock_mhz
+    out["time_us_at_1650"] = tl.total_cycles / PUBLISHED_MHZ
+    for key, lane in (("vec", 1), ("mte2", 2), ("mte3", 3)):
+        out[f"{key}_time_us_at_1650"] = float(busy[lane]) / PUBLISHED_MHZ
+    return out
+
+
+def _fmt(value: float | None, ratio: bool) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1%}" if ratio else f"{value:.1f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tiles-per-core", type=int, default=TILE_NUM)
+    parser.add_argument("--profile", default=None)
+    parser.add_argument("--hbm-gb-per-s", type=float, default=None)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    profile = load_profile(args.profile)
+    if args.hbm_gb_per_s:
+        profile = dataclasses.replace(profile, cost=dataclasses.replace(
+            profile.cost, hbm_gb_per_s=args.hbm_gb_per_s))
+    rows = ("time_us", "vec_time_us", "mte2_time_us", "mte3_time_us", "vec_ratio",
+            "mte2_ratio", "mte3_ratio", "scalar_ratio")
+    results = {}
+    for bn in (1, 2):
+        run, tl = run_sample(bn, args.tiles_per_core, profile)
+        results[bn] = model_numbers(tl)
+        if args.out:
+            stem = args.out / f"buffer_num_{bn}"
+            tl.write_trace(f"{stem}_trace.json")
+            tl.plot_gantt(f"{stem}_gantt.png", cores=range(2))
+            tl.plot_occupancy(f"{stem}_occupancy.png")
+            tl.write_pipe_utilization(f"{stem}_PipeUtilization.csv")
+        profile_name = tl.profile.name
+        clock = tl.clock_mhz
+    print(f"y = x + bias, 8 cores, {args.tiles_per_core} tiles/core; model on {profile_name} "
+          f"({clock:g} MHz, HBM {profile.cost.hbm_gb_per_s:g} GB/s) and its cycles at "
+          f"{PUBLISHED_MHZ} MHz")
+    print(f"{'':16}" + "".join(f"{'BUFFER_NUM ' + str(bn):>36}" for bn in (1, 2)))
+    print(f"{'':16}" + f"{'published':>12}{'model':>12}{'@1650':>12}" * 2)
+    for key in rows:
+        ratio = key.endswith("ratio")
+        cells = ""
+        for bn in (1, 2):
+            model = results[bn]
+            at = None if ratio else model.get(f"{key}_at_1650")
+            cells += (f"{_fmt(PUBLISHED[bn].get(key), ratio):>12}{_fmt(model[key], ratio):>12}"
+                      f"{_fmt(at, ratio) if not ratio else '':>12}")
+        print(f"{key:<16}{cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
