@@ -57,9 +57,10 @@ def prepare(args: argparse.Namespace):
     return runner, shape, dtype, inputs
 
 
-def main(args: argparse.Namespace) -> int:
+def run_and_report(args: argparse.Namespace, **device) -> tuple:
+    """Run the op (once to warm the jit, once timed), print what the cores did and how the
+    result compares with the op's numpy model. Returns (run, mismatch)."""
     runner, shape, dtype, inputs = prepare(args)
-    device = dict(profile=args.profile, sanitize=args.sanitize, threads=args.threads)
     runner.run(inputs, args, **device)  # compile and warm the numba kernels
     start = time.perf_counter()
     out, run = runner.run(inputs, args, **device)
@@ -84,16 +85,16 @@ def main(args: argparse.Namespace) -> int:
           ("" if mismatch is None else f"; {mismatch}"))
     flat = np.asarray(out).reshape(-1)
     print(f"  output[:6]   {flat[:6].astype(np.float32).tolist()}")
+    return run, mismatch
+
+
+def main(args: argparse.Namespace) -> int:
+    run, mismatch = run_and_report(args, profile=args.profile, sanitize=args.sanitize,
+                                   threads=args.threads)
     if run is not None and args.timeline:
-        _timeline(run, args.timeline)
+        timeline = run.timeline()
+        timeline.plot_gantt(args.timeline)
+        print(f"  model time   {timeline.total_us:.2f} us on {run.profile.name} "
+              "(docs/timing.md)")
+        print(f"  timeline     {args.timeline}")
     return 0 if mismatch is None else 1
-
-
-def _timeline(run, path: str) -> None:
-    try:
-        from ..export import plot_timeline  # the timing model (issue 4)
-    except ImportError:
-        print(f"  (timeline not written: this ascsim has no timing model yet: {path})")
-        return
-    plot_timeline(run.timeline(), path)
-    print(f"  timeline     {path}")

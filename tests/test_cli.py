@@ -1,0 +1,60 @@
+"""The command line: every subcommand runs, writes what it says and exits with the right code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ascsim.cli import main
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("run", "profile", "profiles", "mirror"):
+        assert command in out
+
+
+def test_run_checks_against_the_model(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "logit_grad", "--shape", "3,8200", "--dtype", "float16",
+                 "--eps", "0.25"]) == 0
+    out = capsys.readouterr().out
+    assert "cores        4 (block_dim)" in out  # 24600 elements: 4 tiles of 8192
+    assert "tiles        4" in out
+    assert "max ULP difference 0" in out
+
+
+def test_profile_writes_every_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = {k: tmp_path / name for k, name in
+             (("timeline", "t.png"), ("trace", "t.json"), ("csv", "p.csv"),
+              ("occupancy", "o.png"))}
+    argv = ["profile", "logit_grad", "--shape", "20000", "--dtype", "bfloat16"]
+    for key, path in paths.items():
+        argv += [f"--{key}", str(path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "busy/aiv" in out and "max ULP difference 0" in out
+    for path in paths.values():
+        assert path.stat().st_size > 0
+    trace = json.loads(paths["trace"].read_text())
+    assert trace["profilingType"] == "op"
+    assert paths["csv"].read_text().splitlines()[0].count("aiv_vec_ratio") == 1
+    assert paths["timeline"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unknown_operator_is_a_clear_error() -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["run", "no_such_op"])
+    assert "unknown operator" in str(e.value.code)
+
+
+def test_console_script_entry_point() -> None:
+    done = subprocess.run([sys.executable, "-m", "ascsim.cli", "profiles"], capture_output=True,
+                          text=True, check=True)
+    assert "Ascend910B2" in done.stdout and "Ascend910_93" in done.stdout
