@@ -10,6 +10,7 @@ from typing import Any
 
 from ascsim import aclnn as _aclnn
 
+from . import knobs  # noqa: F401  (tiling knobs for profiling sweeps)
 from .op_api.aclnn_logit_grad import aclnnLogitGrad, aclnnLogitGradGetWorkspaceSize
 from .op_host import logit_grad_def, logit_grad_infershape, logit_grad_tiling  # noqa: F401
 

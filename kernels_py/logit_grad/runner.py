@@ -11,6 +11,7 @@ from . import logit_grad
 from .reference import numpy_model
 
 OP = "logit_grad"
+OP_TYPE = "LogitGrad"
 TILE = 8192
 
 

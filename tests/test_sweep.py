@@ -1,0 +1,59 @@
+"""Tiling sweeps: every combination runs, the op's default is marked, results stay bit-exact,
+and the table is written as CSV and as a picture."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from ascsim.sweep import sweep
+from ascsim.tuning import tiling_overrides
+from kernels_py.logit_grad import logit_grad
+
+
+def test_sweep_logit_grad_cores(tmp_path: Path) -> None:
+    table = sweep("logit_grad", (5, 8192), "float32", {"cores": [1, 2, 5, 6]}, workers=2,
+                  progress=False)
+    rows = {r["cores"]: r for r in table.rows}
+    assert list(rows) == [1, 2, 5, 6]
+    assert table.defaults == {"cores": 5}
+    assert [r["default"] for r in table.rows] == [False, False, True, False]
+    for cores in (1, 2, 5, 6):
+        assert rows[cores]["error"] is None and rows[cores]["bit_exact"]
+        assert rows[cores]["block_dim"] == cores
+    # five tiles: one core does them all in sequence; five cores do one each
+    assert rows[1]["time_us"] > rows[2]["time_us"] > rows[5]["time_us"]
+    assert table.best()["cores"] in (5, 6)
+    path = table.write_csv(tmp_path / "sweep.csv")
+    with path.open() as f:
+        got = list(csv.DictReader(f))
+    assert [int(r["cores"]) for r in got] == [1, 2, 5, 6]
+    assert {"time_us", "vec_ratio", "mte2_ratio", "mte3_ratio", "scalar_ratio",
+            "default"} <= set(got[0])
+    png = table.plot(tmp_path / "sweep.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_invalid_choice_is_a_failed_row_not_a_crash() -> None:
+    table = sweep("logit_grad", (100,), "float16", {"cores": [1, 4096]}, workers=1,
+                  progress=False)
+    ok, bad = table.rows
+    assert ok["error"] is None and ok["bit_exact"]
+    assert "cores=4096" in bad["error"]
+
+
+def test_unknown_knob_is_rejected() -> None:
+    with pytest.raises(ValueError, match="no tiling knob tile"):
+        sweep("logit_grad", (100,), "float32", {"tile": [1]}, progress=False)
+
+
+def test_overrides_change_the_launch_in_process() -> None:
+    import numpy as np
+    x = np.full(3 * 8192, 0.5, np.float32)
+    with tiling_overrides(cores=2):
+        out, run = logit_grad(x, x, return_run=True)
+    assert run.block_dim == 2 and (out == 2.0).all()
+    _, run = logit_grad(x, x, return_run=True)
+    assert run.block_dim == 3
