@@ -6,8 +6,10 @@ formula, measured side by side in one run.
 For fp32 on 2**24 elements and bf16 on 2**22 it prints elements/s for both and the ratio
 ascsim / numpy (> 1 means ascsim is faster). ascsim runs the real kernel on 48 simulated cores
 with instruction records on; the jit is warmed before timing; each figure is the best of
---repeat runs. Machines are shared: compare ratios from one run, not absolute numbers across
-runs.
+--repeat runs. Then, for fp32 2**24, the cost of the timing model: scheduling the run's
+records (`run.timeline()`) next to the functional run (records are always on;
+tools/bench_timing.py estimates the recording share too). Machines are shared: compare ratios
+from one run, not absolute numbers across runs.
 """
 
 from __future__ import annotations
@@ -65,6 +67,14 @@ def main() -> int:
         t_np = best_of(args.repeat, partial(numpy_logit_grad, x, dy, -1.0))
         print(f"{name + ' 2^' + str(n.bit_length() - 1):<22}{n / t_sim / 1e6:>15.1f}"
               f"{n / t_np / 1e6:>15.1f}{t_np / t_sim:>8.2f}")
+        if name == "float32":
+            _, run = logit_grad(x, dy, -1.0, return_run=True)
+            run.timeline()  # compile the scheduler
+            t_tl = best_of(args.repeat, run.timeline)
+            timing_row = (n, t_sim, t_tl)
+    n, t_sim, t_tl = timing_row
+    print(f"\ncost of timing, fp32 2^{n.bit_length() - 1}: functional run {t_sim:.3f} s, "
+          f"timeline {t_tl:.3f} s, timeline / functional = {t_tl / t_sim:.2f}")
     return 0
 
 
