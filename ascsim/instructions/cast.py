@@ -17,7 +17,7 @@ from ..errors import CastRuleError
 from ..memory import LocalTensor
 from ..registry import W, register
 from ..sync import run_on_pipe
-from .common import as_count, operand_error, snapshot
+from .common import as_count, operand_error, run_snapshotted
 from .jitcall import entry_point
 
 __all__ = ["Cast", "RoundMode", "CAST_RULES"]
@@ -102,16 +102,16 @@ def Cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, count: int) -
                          MEM_UB, s, s + sn))
     if not count:
         return
-    sv, so = core.views[sdt.code], s // sdt.size
+    so, snaps = s // sdt.size, ()
     if s < d + dn and d < s + sn and not (s == d and sn == dn):
-        sv, so = snapshot(core, s, sn, sdt), 0
-    args = (core.views[ddt.code], d // ddt.size, sv, so, count, int(roundMode),
-            core.profile.saturation)
+        so, snaps = 0, ((2, s),)  # partial overlap: the loop reads a snapshot of src
+    args = (core.views[ddt.code], d // ddt.size, core.views[sdt.code], so, count,
+            int(roundMode), core.profile.saturation)
     key = (sdt.code, ddt.code)
     ep = _entries.get(key)
     if ep is None:
         ep = _entries[key] = entry_point(rule[1], ("Cast",) + key, args, 0)
-    if core.stalled:
-        run_on_pipe(core, PIPE_V, ep, args)
+    if core.stalled or snaps:
+        run_on_pipe(core, PIPE_V, run_snapshotted, (core, ep, args, snaps, sn, sdt))
     else:
         ep(*args)

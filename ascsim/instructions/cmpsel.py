@@ -28,7 +28,7 @@ from ..errors import ParameterError
 from ..memory import LocalTensor
 from ..registry import W, register
 from ..sync import run_on_pipe
-from .common import REPEAT_BYTES, as_count, operand_error
+from .common import REPEAT_BYTES, as_count, operand_error, run_snapshotted
 from .jitcall import entry_point
 
 __all__ = ["Compare", "CompareScalar", "Compares", "Select", "CMPMODE", "SELMODE"]
@@ -308,10 +308,18 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
         bits = dt.storage.type(0)
     view = core.views[dt.code]
     sh = dt.size.bit_length() - 1
-    args = (int(mode), view, d >> sh, core.ub, m, view, a >> sh, view, b >> sh, bits,
+    ao, bo, snaps = a >> sh, b >> sh, ()
+    if a != d and a < d + nb and d < a + nb:  # sources partially overlapping dst are read as
+        ao, snaps = 0, ((5, a),)              # snapshots, as by the other vector instructions
+    if b != d and b < d + nb and d < b + nb and not scalar_mode:
+        bo, snaps = 0, snaps + ((7, b),)
+    args = (int(mode), view, d >> sh, core.ub, m, view, ao, view, bo, bits,
             per_repeat, count, tmp, core.ub.dtype.type(dummy_byte(core.profile)))
     key = (mode, dt.code)
     ep = _entries.get(key)
     if ep is None:
         ep = _entries[key] = entry_point(select_count, ("sel",) + key, args, 1)
-    run_on_pipe(core, PIPE_V, ep, args)
+    if snaps:
+        run_on_pipe(core, PIPE_V, run_snapshotted, (core, ep, args, snaps, nb, dt))
+    else:
+        run_on_pipe(core, PIPE_V, ep, args)

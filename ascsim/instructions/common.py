@@ -14,7 +14,7 @@ from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..memory import LocalTensor
 
 __all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "check_count_operands", "expand_mask",
-           "snapshot", "operand_error", "MAX_REPEAT_TIMES", "REPEAT_BYTES",
+           "snapshot", "run_snapshotted", "operand_error", "MAX_REPEAT_TIMES", "REPEAT_BYTES",
            "BLOCK_BYTES", "as_count", "span_bytes"]
 
 REPEAT_BYTES = 256   # one vector repeat: 8 DataBlocks
@@ -140,3 +140,14 @@ def snapshot(core: CoreState, start: int, nbytes: int, dtype: DType) -> np.ndarr
     sanitizer reports the overlap itself)."""
     return core.ub[start:start + nbytes].copy().view(dtype.storage)
 
+
+def run_snapshotted(core: CoreState, kernel, args: tuple, snaps: tuple[tuple[int, int], ...],
+                    nbytes: int, dtype: DType) -> None:
+    """`kernel(*args)` with `args[i]` replaced by a snapshot of the `nbytes` at UB address `a`
+    for each `(i, a)` in `snaps`. Run it on the pipe (not at issue): work queued behind a
+    stalled pipe must read its sources when it executes."""
+    if snaps:
+        args = list(args)
+        for i, start in snaps:
+            args[i] = snapshot(core, start, nbytes, dtype)
+    kernel(*args)

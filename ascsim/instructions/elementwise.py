@@ -39,7 +39,7 @@ from .common import (
     as_count,
     expand_mask,
     operand_error,
-    snapshot,
+    run_snapshotted,
 )
 from .jitcall import entry_point
 
@@ -410,16 +410,16 @@ def _make(op: Op, index: int):
             if count:
                 view = core.views[dt.code]
                 sh = dt.size.bit_length() - 1
-                av = bv = view
                 ao, bo = a >> sh, b >> sh
+                snaps = ()  # (argument index, UB address) of sources partially overlapping dst
                 if a != d and a < d + nb and d < a + nb:
-                    av, ao = snapshot(core, a, nb, dt), 0
+                    snaps, ao = ((4, a),), 0
                 if b != d and b < d + nb and d < b + nb:
-                    bv, bo = snapshot(core, b, nb, dt), 0
-                kargs = (lit, kinds[dt], view, d >> sh, av, ao, bv, bo, count)
+                    snaps, bo = snaps + ((6, b),), 0
+                kargs = (lit, kinds[dt], view, d >> sh, view, ao, view, bo, count)
                 ep = entries.get(dt.code) or compiled(dt, kargs)
-                if core.stalled:
-                    _run(core, ep, kargs)
+                if core.stalled or snaps:
+                    _run(core, run_snapshotted, (core, ep, kargs, snaps, nb, dt))
                 else:
                     ep(*kargs)
     else:
@@ -447,17 +447,17 @@ def _make(op: Op, index: int):
             if count:
                 view = core.views[dt.code]
                 sh = dt.size.bit_length() - 1
-                sv, so = view, s >> sh
+                so, snaps = s >> sh, ()
                 if s != d and s < d + nb and d < s + nb:
-                    sv, so = snapshot(core, s, nb, dt), 0
+                    so, snaps = 0, ((4, s),)  # partial overlap: read a snapshot of src
                 if has_scalar:
-                    kargs = (lit, kinds[dt], view, d >> sh, sv, so, count,
+                    kargs = (lit, kinds[dt], view, d >> sh, view, so, count,
                              _scalar_value(dt, scalar))
                 else:
-                    kargs = (lit, kinds[dt], view, d >> sh, sv, so, count)
+                    kargs = (lit, kinds[dt], view, d >> sh, view, so, count)
                 ep = entries.get(dt.code) or compiled(dt, kargs)
-                if core.stalled:
-                    _run(core, ep, kargs)
+                if core.stalled or snaps:
+                    _run(core, run_snapshotted, (core, ep, kargs, snaps, nb, dt))
                 else:
                     ep(*kargs)
 
