@@ -50,6 +50,7 @@ from .host import (
 )
 from .profile import HardwareProfile, load_profile
 from .runtime import Run, launch
+from .tuning import apply_overrides
 
 __all__ = ["aclTensor", "aclOpExecutor", "CREATE_EXECUTOR", "CHECK_RET", "OP_LOGE", "l0op",
            "ADD_TO_LAUNCHER_LIST_AICORE", "INFER_SHAPE", "OP_INPUT", "OP_OUTPUT", "OP_ATTR",
@@ -57,7 +58,7 @@ __all__ = ["aclTensor", "aclOpExecutor", "CREATE_EXECUTOR", "CHECK_RET", "OP_LOG
            "as_tensor", "to_caller", "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_NULLPTR",
            "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "aclnnStatus", "ToString",
            "CheckType", "GetCurrentPlatformInfo", "aclnn_api", "empty_like", "PromoteType",
-           "CanCast", "BroadcastInferShape"]
+           "CanCast"]
 
 aclnnStatus = int
 
@@ -277,15 +278,6 @@ def CanCast(src: DataType, dst: DataType) -> bool:
     return not (src != DataType.DT_BOOL and dst == DataType.DT_BOOL)
 
 
-def BroadcastInferShape(a: Shape, b: Shape) -> Shape | None:
-    """`op::BroadcastInferShape`: the NumPy/PyTorch broadcast of two shapes, None if they do not
-    broadcast (C++ returns false)."""
-    try:
-        return Shape(np.broadcast_shapes(tuple(a.dims), tuple(b.dims)))
-    except ValueError:
-        return None
-
-
 # ---- executor --------------------------------------------------------------------------------
 
 class aclOpExecutor:  # noqa: N801
@@ -436,7 +428,7 @@ def _broadcast_to(x: aclTensor, shape: Any, executor: aclOpExecutor) -> aclTenso
         fits = False
     if not fits:
         return None
-    out = aclTensor(np.empty(dims, dtype=x.array.dtype), x.dtype, x.format, x.name)
+    out = aclTensor(np.empty(dims, dtype=x.array.dtype), x.dtype, x.format, x.name, owned=True)
     executor.tasks.append(lambda: np.copyto(out.array, np.broadcast_to(x.array, dims)))
     return out
 
@@ -449,7 +441,12 @@ def _ones_like(x: aclTensor, executor: aclOpExecutor) -> aclTensor:
 
 
 def _reformat(x: aclTensor, fmt: Format, executor: aclOpExecutor | None = None) -> aclTensor:
-    """The same data labelled with another storage format (no data movement)."""
+    """The same data labelled with another storage format (no data movement). An intermediate
+    (owned) tensor is relabelled in place: it must stay the object the earlier tasks write, so
+    that a ViewCopy that redirects it into the caller's output redirects those writes too."""
+    if x.owned:
+        x.format = Format(fmt)
+        return x
     return aclTensor(x.array, x.dtype, fmt, x.name)
 
 
@@ -550,6 +547,7 @@ def ADD_TO_LAUNCHER_LIST_AICORE(op_type: str, *args: _OpArgs) -> None:
                         attr_values, executor.settings.profile, reg.tiling_struct)
     if reg.tiling is None or reg.tiling(ctx) != GRAPH_SUCCESS or ctx.tiling_data is None:
         raise AclnnError(ACLNN_ERR_INNER_TILING_ERROR, f"tiling of {op_type} failed")
+    apply_overrides(op_type, ctx)  # a profiling sweep's forced tiling choices, if any
     workspace = sum(ctx.workspaces)
     executor.workspace += workspace
     kernel = kernel_entry(op_type)
