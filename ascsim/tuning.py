@@ -63,5 +63,6 @@ def apply_overrides(op_type: str, context: Any) -> None:
     if unknown:
         raise ParameterError(f"{op_type} has no tiling knob {', '.join(sorted(unknown))}; it has "
                              f"{', '.join(sorted(knobs)) or 'none'}")
-    for name, value in values.items():
-        knobs[name].apply(context, value)
+    for name, knob in knobs.items():  # registration order: knobs that re-tile come first
+        if name in values:
+            knob.apply(context, values[name])

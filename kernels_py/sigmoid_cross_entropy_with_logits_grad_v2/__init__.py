@@ -21,6 +21,7 @@ from typing import Any
 from ascsim import aclnn as _aclnn
 from ascsim.errors import ACLNN_ERR_PARAM_INVALID, AclnnError
 
+from . import knobs  # noqa: F401  (tiling knobs for profiling sweeps)
 from .direct import run_kernel, tiling_for
 from .op_api.aclnn_binary_cross_entropy_with_logits_backward import (
     aclnnBinaryCrossEntropyWithLogitsBackward,

@@ -31,6 +31,7 @@ from ascsim.host import (
 )
 from ascsim.profile import load_profile
 from ascsim.runtime import Run, launch
+from ascsim.tuning import apply_overrides
 
 from .op_kernel.sigmoid_cross_entropy_with_logits_grad_v2_tiling_data import (
     SigmoidCrossEntropyWithLogitsGradV2TilingData,
@@ -67,6 +68,7 @@ def tiling_for(shape: tuple[int, ...], dtype: Any, has_weight: bool, has_pos_wei
                          f"has_weight={has_weight}, has_pos_weight={has_pos_weight}, "
                          f"reduction={reduction!r}, buffer_num={buffer_num} (buffer_num must be "
                          "1 or 2, and 2 needs at most 4 input queues: 8 event ids per position)")
+    apply_overrides(OP_TYPE, context)  # a profiling sweep's forced tiling choices, if any
     return Tiling(context.tiling_data, context.block_dim, int(context.tiling_key),
                   sum(context.workspaces))
 
