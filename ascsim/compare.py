@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-__all__ = ["ulp_distance", "Mismatch", "first_mismatch", "max_ulp"]
+__all__ = ["ulp_distance", "Mismatch", "first_mismatch", "max_ulp", "special_text"]
 
 _BITS = {np.dtype(np.float16): np.uint16, np.dtype(ml_dtypes.bfloat16): np.uint16,
          np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -44,6 +44,18 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         d = np.abs(ia - ib)
     d = np.where(na & nb, 0, d)
     return np.where(na ^ nb, INF_DISTANCE, d)
+
+
+def special_text(v: float) -> str | None:
+    """How tables print the values whose sign or class matters: NaN, +Inf, -Inf, 0, -0
+    (None for any other number)."""
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "+Inf" if v > 0 else "-Inf"
+    if v == 0:
+        return "-0" if np.signbit(v) else "0"
+    return None
 
 
 def max_ulp(a: np.ndarray, b: np.ndarray) -> int:

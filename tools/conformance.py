@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ascsim.compare import ulp_distance
+from ascsim.compare import special_text, ulp_distance
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "docs" / "conformance.md"
@@ -35,12 +35,9 @@ F32 = np.float32
 
 def fmt(v: float) -> str:
     """A float32 value in its shortest round-trip text: NaN, +Inf, -Inf, 0, -0, 0.7310586."""
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "+Inf" if v > 0 else "-Inf"
-    if v == 0:
-        return "-0" if math.copysign(1.0, v) < 0 else "0"
+    special = special_text(v)
+    if special is not None:
+        return special
     text = str(F32(v))
     return text[:-2] if text.endswith(".0") else text
 

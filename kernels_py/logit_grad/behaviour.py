@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ascsim.compare import special_text
+
 INF, NAN = math.inf, math.nan
 
 
@@ -28,13 +30,7 @@ class Case:
 
 
 def _f(v: float) -> str:
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "+Inf" if v > 0 else "-Inf"
-    if v == 0:
-        return "-0" if math.copysign(1.0, v) < 0 else "0"
-    return f"{v:g}"
+    return special_text(v) or f"{v:g}"
 
 
 CASES: tuple[Case, ...] = (
