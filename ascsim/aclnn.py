@@ -558,7 +558,8 @@ def ADD_TO_LAUNCHER_LIST_AICORE(op_type: str, *args: _OpArgs) -> None:
     def run() -> None:
         gm = [None if t is None else t.array for t in inputs] + [o.array for o in outputs]
         ws = np.zeros(workspace, dtype=np.uint8)  # calloc: untouched pages cost nothing
+        outs = range(len(inputs), len(inputs) + len(outputs))  # OP_OUTPUT: for the sanitizer
         executor.runs.append(launch(kernel, block_dim, *gm, ws, tiling=tiling, tiling_key=key,
                                     profile=settings.profile, sanitize=settings.sanitize,
-                                    threads=settings.threads))
+                                    threads=settings.threads, outputs=outs))
     executor.tasks.append(run)

@@ -6,6 +6,10 @@ Names are AscendC's. C++ template arguments go in square brackets (`SetFlag[Hard
 (EVENT_ID0)`, `buf.Get[float]()`, `TQue[QuePosition.VECIN, 1]()`), and class templates
 subclass `Generic[T, ...]` from this module, so that `Kernel[half]()` is an instance whose
 methods see `self.T is half`.
+
+Debug aids: `printf`, `DumpTensor` and `ascendc_assert` (C++ `assert`). `kernel_sync` (imported
+by name, it has no C++ counterpart) declares a kernel entry's sync mode for the sanitizer:
+`@kernel_sync("manual")` for a kernel built with auto_sync = false.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from .dtypes import (
 )
 from .memory import GM_ADDR, GlobalTensor, LocalTensor
 from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
+from .sanitizer.debug import DumpTensor, ascendc_assert, printf
+from .sanitizer.syncmode import kernel_sync  # noqa: F401  (imported by name, not by *)
 from .sync import (
     EVENT_ID0,
     EVENT_ID1,
@@ -56,7 +62,7 @@ __all__ = [
     "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
     "EVENT_ID7", "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
     "GET_TILING_DATA", "TILING_KEY_IS", "GetBlockIdx", "GetBlockNum", "TilingData",
-    "Generic", "TypeVar", "T",
+    "Generic", "TypeVar", "T", "DumpTensor", "printf", "ascendc_assert",
 ]
 
 

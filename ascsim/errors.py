@@ -100,3 +100,22 @@ class KernelAssertError(SimulationError):
     """A kernel's own `assert` failed."""
 
     kind = "kernel assert"
+
+
+class RaceError(SimulationError):
+    """Two accesses to the same bytes (at least one a write) with no happens-before order
+    between them: a missing SetFlag/WaitFlag or PipeBarrier."""
+
+    kind = "race"
+
+
+class UninitialisedError(SimulationError):
+    """Bytes never written since their buffer was allocated reach a result."""
+
+    kind = "uninitialised read"
+
+
+class MultiCoreError(SimulationError):
+    """Cores that write the same GM bytes, or output bytes no core writes."""
+
+    kind = "multi-core"

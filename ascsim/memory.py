@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .core import MEM_UB, CoreState, current_core
+from .core import MEM_UB, CoreState, current_core, dummy_byte
 from .dtypes import DType
 from .errors import OutOfRangeError, ParameterError
+from .sanitizer.online import abort, fault
 
 __all__ = ["GmBuffer", "GlobalTensor", "LocalTensor", "GM_ADDR", "BufferInfo"]
 
@@ -72,21 +73,26 @@ class GlobalTensor(metaclass=_Typed):
         elif isinstance(addr, GmBuffer):
             buf, off = addr, 0
         else:
-            raise ParameterError(f"SetGlobalBuffer needs a GM_ADDR kernel argument, got {addr!r}")
+            abort(None, ParameterError(f"SetGlobalBuffer needs a GM_ADDR kernel argument, got "
+                                       f"{addr!r}"))
         if bufferSize is not None and int(bufferSize) < 0:
-            raise ParameterError(f"SetGlobalBuffer: negative size {bufferSize}")
+            fault(None, ParameterError(f"SetGlobalBuffer: negative size {bufferSize}"))
+            bufferSize = 0
         self.buf, self.byte_off = buf, off
         self.size = 0 if bufferSize is None else int(bufferSize)
 
     def __getitem__(self, offset: int) -> GlobalTensor:
         offset = int(offset)
         if self.buf is None:
-            raise ParameterError("GlobalTensor[...] before SetGlobalBuffer")
+            abort(None, ParameterError("GlobalTensor[...] before SetGlobalBuffer"))
         byte_off = self.byte_off + offset * self.dtype.size
         if offset < 0 or byte_off > self.buf.nbytes:
-            raise OutOfRangeError(
+            # check mode: the view is made; its accesses are reported and clipped
+            fault(None, OutOfRangeError(
                 f"GlobalTensor<{self.dtype}>[{offset}] starts at byte {byte_off}, outside GM "
-                f"buffer {self.buf.name!r} of {self.buf.nbytes} bytes")
+                f"buffer {self.buf.name!r} of {self.buf.nbytes} bytes"),
+                memory=f"GM {self.buf.name}", start=byte_off, end=byte_off,
+                instruction="GlobalTensor[]")
         size = max(self.size - offset, 0) if self.size else 0
         return GlobalTensor(self.dtype, self.buf, byte_off, size)
 
@@ -96,29 +102,37 @@ class GlobalTensor(metaclass=_Typed):
     def GetPhyAddr(self) -> int:
         return self.byte_off
 
-    def _element(self, index: int) -> tuple[int, int]:
+    def _element(self, index: int, write: bool) -> tuple[int, int, bool]:
+        """(start, end, inside the buffer) of element `index`."""
         if self.buf is None:
-            raise ParameterError("GlobalTensor used before SetGlobalBuffer")
+            abort(None, ParameterError("GlobalTensor used before SetGlobalBuffer"))
         start = self.byte_off + int(index) * self.dtype.size
         end = start + self.dtype.size
-        if index < 0 or end > self.buf.nbytes:
-            raise OutOfRangeError(
+        if start < 0 or end > self.buf.nbytes:
+            fault(None, OutOfRangeError(
                 f"GlobalTensor<{self.dtype}> element {index} at GM bytes [{start}, {end}) is "
                 f"outside buffer {self.buf.name!r} of {self.buf.nbytes} bytes",
-                buffer=f"GM {self.buf.name}", byte_range=f"[{start}, {end})")
-        return start, end
+                buffer=f"GM {self.buf.name}", byte_range=f"[{start}, {end})"),
+                memory=f"GM {self.buf.name}", start=start, end=end, write=write,
+                instruction="SetValue" if write else "GetValue")
+            return start, end, False
+        return start, end, True
 
     def GetValue(self, index: int) -> np.generic:
         from .registry import scalar_access
-        start, end = self._element(index)
-        scalar_access("GetValue", current_core(), self.buf.mem_id, start, end, write=False)
+        start, end, inside = self._element(index, False)
+        core = current_core()
+        scalar_access("GetValue", core, self.buf.mem_id, start, end, write=False)
+        if not inside:  # check mode: the missing bytes read as the dummy pattern
+            return _decode(self.dtype, np.full(end - start, dummy_byte(core.profile), np.uint8))
         return _decode(self.dtype, self.buf.data[start:end])
 
     def SetValue(self, index: int, value: object) -> None:
         from .registry import scalar_access
-        start, end = self._element(index)
+        start, end, inside = self._element(index, True)
         scalar_access("SetValue", current_core(), self.buf.mem_id, start, end, write=True)
-        self.buf.data[start:end] = _encode(self.dtype, value)
+        if inside:  # check mode: a write outside the buffer is dropped
+            self.buf.data[start:end] = _encode(self.dtype, value)
 
     def __repr__(self) -> str:
         name = self.buf.name if self.buf else "unbound"
@@ -154,11 +168,14 @@ class LocalTensor(metaclass=_Typed):
     def __getitem__(self, offset: int) -> LocalTensor:
         offset = int(offset)
         if offset < 0 or offset > self.size:
-            raise OutOfRangeError(
+            # check mode: the view is made (empty); accesses through it are reported
+            fault(self.core, OutOfRangeError(
                 f"LocalTensor<{self.dtype}>[{offset}] is outside the tensor's {self.size} "
-                f"elements", buffer=self.origin, byte_range=self._range_text())
+                f"elements", buffer=self.origin, byte_range=self._range_text()),
+                memory=_ub_name(self.origin), start=self.addr + offset * self.dtype.size,
+                end=self.addr + offset * self.dtype.size, instruction="LocalTensor[]")
         return LocalTensor(self.dtype, self.core, self.addr + offset * self.dtype.size,
-                           self.size - offset, self.origin)
+                           max(self.size - offset, 0), self.origin)
 
     @property
     def ReinterpretCast(self) -> _Reinterpret:
@@ -181,35 +198,45 @@ class LocalTensor(metaclass=_Typed):
         size = int(size)
         limit = (self.origin.end - self.addr) // self.dtype.size if self.origin else size
         if size < 0 or size > limit:
-            raise OutOfRangeError(f"LocalTensor.SetSize({size}) exceeds its buffer "
-                                  f"({limit} elements of {self.dtype})", buffer=self.origin)
+            fault(self.core, OutOfRangeError(f"LocalTensor.SetSize({size}) exceeds its buffer "
+                                             f"({limit} elements of {self.dtype})",
+                                             buffer=self.origin), instruction="SetSize")
+            size = min(max(size, 0), limit)  # check mode: the buffer; accesses past it report
         self.size = size
 
     def GetPhyAddr(self) -> int:
         return self.addr
 
-    def _element(self, index: int) -> tuple[int, int]:
+    def _element(self, index: int, write: bool) -> tuple[int, int, bool]:
+        """(start, end, inside the UB) of element `index`."""
         if self.core is None:
-            raise ParameterError("LocalTensor used before it was allocated")
+            abort(None, ParameterError("LocalTensor used before it was allocated"))
         index = int(index)
-        if index < 0 or index >= self.size:
-            raise OutOfRangeError(
-                f"LocalTensor<{self.dtype}> element {index} is outside the tensor's "
-                f"{self.size} elements", buffer=self.origin, byte_range=self._range_text())
         start = self.addr + index * self.dtype.size
-        return start, start + self.dtype.size
+        end = start + self.dtype.size
+        if index < 0 or index >= self.size:
+            fault(self.core, OutOfRangeError(
+                f"LocalTensor<{self.dtype}> element {index} is outside the tensor's "
+                f"{self.size} elements", buffer=self.origin, byte_range=self._range_text()),
+                memory=_ub_name(self.origin), start=start, end=end, write=write,
+                instruction="SetValue" if write else "GetValue")
+        return start, end, 0 <= start and end <= self.core.ub.size
 
     def GetValue(self, index: int) -> np.generic:
         from .registry import scalar_access
-        start, end = self._element(index)
+        start, end, inside = self._element(index, False)
         scalar_access("GetValue", self.core, MEM_UB, start, end, write=False)
+        if not inside:  # check mode: outside the UB reads as the dummy pattern
+            return _decode(self.dtype, np.full(end - start, dummy_byte(self.core.profile),
+                                               np.uint8))
         return _decode(self.dtype, self.core.ub[start:end])
 
     def SetValue(self, index: int, value: object) -> None:
         from .registry import scalar_access
-        start, end = self._element(index)
+        start, end, inside = self._element(index, True)
         scalar_access("SetValue", self.core, MEM_UB, start, end, write=True)
-        self.core.ub[start:end] = _encode(self.dtype, value)
+        if inside:
+            self.core.ub[start:end] = _encode(self.dtype, value)
 
     def _range_text(self) -> str:
         return f"UB [{self.addr}, {self.addr + self.size * self.dtype.size})"
@@ -233,6 +260,10 @@ class _Reinterpret:
         # The view itself; calling it (the C++ `()`) returns it unchanged.
         t = self.tensor
         return LocalTensor(dtype, t.core, t.addr, t.size * t.dtype.size // dtype.size, t.origin)
+
+
+def _ub_name(origin: BufferInfo | None) -> str:
+    return f"UB ({origin.name})" if origin is not None else "UB"
 
 
 def _decode(dtype: DType, raw: np.ndarray) -> np.generic:

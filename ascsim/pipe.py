@@ -18,6 +18,7 @@ from .dtypes import DType
 from .errors import QueueStateError
 from .memory import BufferInfo, LocalTensor
 from .registry import W, register
+from .sanitizer.online import abort, fault
 from .sync import NUM_EVENT_IDS, HardEvent, run_on_pipe, set_flag, wait_flag
 
 __all__ = ["TPipe", "TQue", "TBuf", "QuePosition", "TPosition", "MAX_TENSOR_POSITION_ALLOC"]
@@ -75,48 +76,53 @@ class TPipe:
 
     def InitBuffer(self, que: TQue | TBuf, *args: int) -> None:
         """`InitBuffer(que, num, len)` or `InitBuffer(tbuf, len)`."""
+        f = sys._getframe(1)
         name = _caller_name(que)
+        core = self.core
         if isinstance(que, TBuf):
             if len(args) != 1:
-                raise QueueStateError("InitBuffer(TBuf, len) takes one length")
+                return fault(core, QueueStateError("InitBuffer(TBuf, len) takes one length"), f)
             num, length = 1, int(args[0])
         else:
             if len(args) != 2:
-                raise QueueStateError("InitBuffer(TQue, num, len) takes a count and a length")
+                return fault(core, QueueStateError("InitBuffer(TQue, num, len) takes a count "
+                                                   "and a length"), f)
             num, length = int(args[0]), int(args[1])
         if num < 1 or length < 0:
-            raise QueueStateError(f"InitBuffer({name}, {num}, {length}): count must be >= 1 and "
-                                  "length >= 0")
+            return fault(core, QueueStateError(f"InitBuffer({name}, {num}, {length}): count "
+                                               "must be >= 1 and length >= 0"), f)
         if que.buffers:
-            raise QueueStateError(f"InitBuffer: {name} was already initialised")
+            return fault(core, QueueStateError(f"InitBuffer: {name} was already initialised"), f)
         length = (length + 31) // 32 * 32
         if len(self.buffers) + num > MAX_BUFFERS_PER_PIPE:
-            raise QueueStateError(f"InitBuffer({name}): more than {MAX_BUFFERS_PER_PIPE} buffers "
-                                  "in one TPipe")
+            return fault(core, QueueStateError(f"InitBuffer({name}): more than "
+                                               f"{MAX_BUFFERS_PER_PIPE} buffers in one TPipe"), f)
         if isinstance(que, TQue) and que.position in _QUE_EVENTS:
             same = sum(1 for b in self.buffers if b.position == que.position.name and
                        b.index >= 0) + num
             if same > MAX_QUE_BUFFERS_PER_POSITION:
-                raise QueueStateError(f"InitBuffer({name}): more than "
-                                      f"{MAX_QUE_BUFFERS_PER_POSITION} TQue buffers at "
-                                      f"{que.position.name} (each needs its own event id)")
-        ub = self.core.profile.ub_bytes
+                return fault(core, QueueStateError(
+                    f"InitBuffer({name}): more than {MAX_QUE_BUFFERS_PER_POSITION} TQue buffers "
+                    f"at {que.position.name} (each needs its own event id)"), f)
+        ub = core.profile.ub_bytes
         end = self.cursor + num * length
         if end > ub:
-            raise QueueStateError(
+            # check mode: the buffers are placed, cut at the UB end; accesses beyond are
+            # reported where they happen
+            fault(core, QueueStateError(
                 f"InitBuffer({name}, {num}, {length}) needs UB [{self.cursor}, {end}) but UB "
                 f"has {ub} bytes: buffer size is {num * length}, exceeds the limit "
                 f"{ub - self.cursor} left after {len(self.buffers)} earlier buffer(s)",
-                core=self.core.block_idx)
+                core=core.block_idx), f, memory="UB", start=self.cursor, end=end)
         infos = []
         for i in range(num):
             start = self.cursor + i * length
             label = f"{name}[{i}]" if num > 1 else name
-            infos.append(BufferInfo(label, start, start + length, que.position.name,
-                                    i if isinstance(que, TQue) else -1))
+            infos.append(BufferInfo(label, min(start, ub), min(start + length, ub),
+                                    que.position.name, i if isinstance(que, TQue) else -1))
         self.cursor = end
         self.buffers.extend(infos)
-        que._attach(self.core, infos, name)
+        que._attach(core, infos, name)
 
     def Destroy(self) -> None:
         pass
@@ -164,12 +170,14 @@ class TQue(metaclass=_QueMeta):
         self.next = 0                         # round-robin allocation cursor
         self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
 
-    def _buffer_of(self, tensor: LocalTensor, call: str) -> int:
+    def _buffer_of(self, tensor: LocalTensor, call: str, f) -> int:
         for i, b in enumerate(self.buffers):
             if b is tensor.origin:
                 return i
-        raise QueueStateError(f"{call}: the tensor {tensor!r} does not come from queue "
-                              f"{self.name}", core=self.core.block_idx if self.core else None)
+        fault(self.core, QueueStateError(f"{call}: the tensor {tensor!r} does not come from "
+                                         f"queue {self.name}",
+                                         core=self.core.block_idx if self.core else None), f)
+        return -1
 
     def _record(self, ins, index: int, code, lasti: int) -> None:
         b = self.buffers[index]
@@ -177,17 +185,24 @@ class TQue(metaclass=_QueMeta):
                                   W, MEM_UB, b.start, b.end))
 
     def _alloc(self, dtype: DType) -> LocalTensor:
-        if not self.buffers:
-            raise QueueStateError("AllocTensor before InitBuffer")
         f = sys._getframe(2)
+        if not self.buffers:
+            abort(self.core, QueueStateError("AllocTensor before InitBuffer"), f)
         core = self.core
         i = self.next
         if self.state[i] != FREE_STATE:
             busy = sum(1 for s in self.state if s != FREE_STATE)
-            raise QueueStateError(
+            abort(core, QueueStateError(
                 f"AllocTensor on {self.name}: all {len(self.buffers)} buffer(s) are in use "
                 f"({busy} allocated and not freed); on hardware this call would hang",
-                core=core.block_idx)
+                core=core.block_idx), f)
+        if core.sanitizer is not None:
+            busy = sum(1 for s in self.state if s != FREE_STATE)
+            if busy >= MAX_TENSOR_POSITION_ALLOC:
+                fault(core, QueueStateError(
+                    f"AllocTensor on {self.name}: {busy + 1} tensors allocated and not freed; "
+                    f"at most {MAX_TENSOR_POSITION_ALLOC} may be outstanding (AllocTensor.md: "
+                    "a hang on NPU)", core=core.block_idx), f)
         self.next = (i + 1) % len(self.buffers)
         self._record(ALLOC, i, f.f_code, f.f_lasti)
         events = _QUE_EVENTS.get(self.position)
@@ -206,20 +221,24 @@ class TQue(metaclass=_QueMeta):
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         f = sys._getframe(1)
-        i = self._buffer_of(tensor, "EnQue")
+        i = self._buffer_of(tensor, "EnQue", f)
+        if i < 0:
+            return False
         if self.state[i] != ALLOCATED:
-            raise QueueStateError(f"EnQue/DeQue is not matched with the previous state: EnQue of "
-                                  f"{self.buffers[i].name}, which is {self.state[i]}",
-                                  core=self.core.block_idx)
+            fault(self.core, QueueStateError(
+                f"EnQue/DeQue is not matched with the previous state: EnQue of "
+                f"{self.buffers[i].name}, which is {self.state[i]}", core=self.core.block_idx), f)
+            return False  # check mode: skipped
         if len(self.fifo) >= max(self.depth, 1):
-            raise QueueStateError(f"EnQue on {self.name}: depth {self.depth} already holds "
-                                  f"{len(self.fifo)} tensor(s) not yet dequeued",
-                                  core=self.core.block_idx)
+            # check mode: enqueued anyway
+            fault(self.core, QueueStateError(
+                f"EnQue on {self.name}: depth {self.depth} already holds {len(self.fifo)} "
+                "tensor(s) not yet dequeued", core=self.core.block_idx), f)
         self._record(ENQUE, i, f.f_code, f.f_lasti)
         events = _QUE_EVENTS.get(self.position)
         event_id = -1
         if events is not None:
-            event_id = _alloc_id(self.core, events[0])
+            event_id = _alloc_id(self.core, events[0], f)
             set_flag(self.core, events[0], event_id, f.f_code, f.f_lasti, implicit=True)
         self.state[i] = ENQUEUED
         self.fifo.append((i, event_id))
@@ -228,9 +247,10 @@ class TQue(metaclass=_QueMeta):
     def _deque(self, dtype: DType) -> LocalTensor:
         f = sys._getframe(2)
         if not self.fifo:
-            raise QueueStateError(f"DeQue on {self.name} without a matching EnQue: the queue is "
-                                  "empty (on hardware this call would hang)",
-                                  core=self.core.block_idx if self.core else None)
+            abort(self.core, QueueStateError(
+                f"DeQue on {self.name} without a matching EnQue: the queue is empty (on "
+                "hardware this call would hang)",
+                core=self.core.block_idx if self.core else None), f)
         i, event_id = self.fifo.pop(0)
         self._record(DEQUE, i, f.f_code, f.f_lasti)
         events = _QUE_EVENTS.get(self.position)
@@ -247,17 +267,21 @@ class TQue(metaclass=_QueMeta):
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
         f = sys._getframe(1)
-        i = self._buffer_of(tensor, "FreeTensor")
+        i = self._buffer_of(tensor, "FreeTensor", f)
+        if i < 0:
+            return
         if self.state[i] == FREE_STATE:
-            raise QueueStateError(f"FreeTensor of {self.buffers[i].name}, which is already free "
-                                  "(freed twice)", core=self.core.block_idx)
+            return fault(self.core, QueueStateError(
+                f"FreeTensor of {self.buffers[i].name}, which is already free (freed twice)",
+                core=self.core.block_idx), f)  # check mode: ignored
         if self.state[i] == ENQUEUED:
-            raise QueueStateError(f"FreeTensor of {self.buffers[i].name} while it is enqueued "
-                                  "(DeQue it first)", core=self.core.block_idx)
+            return fault(self.core, QueueStateError(
+                f"FreeTensor of {self.buffers[i].name} while it is enqueued (DeQue it first)",
+                core=self.core.block_idx), f)  # check mode: ignored
         self._record(FREE, i, f.f_code, f.f_lasti)
         events = _QUE_EVENTS.get(self.position)
         if events is not None:
-            event_id = _alloc_id(self.core, events[1])
+            event_id = _alloc_id(self.core, events[1], f)
             set_flag(self.core, events[1], event_id, f.f_code, f.f_lasti, implicit=True)
             self.free_id[i] = event_id
         self.state[i] = FREE_STATE
@@ -286,15 +310,18 @@ class TBuf(metaclass=_BufMeta):
         self.core, self.buffers, self.name = core, infos, name
 
     def _get(self, dtype: DType, length: int | None = None) -> LocalTensor:
+        f = sys._getframe(2)
         if not self.buffers:
-            raise QueueStateError("TBuf.Get before InitBuffer")
+            abort(self.core, QueueStateError("TBuf.Get before InitBuffer"), f)
         b = self.buffers[0]
         capacity = (b.end - b.start) // dtype.size
         n = capacity if length is None else int(length)
         if n < 0 or n > capacity:
-            raise QueueStateError(f"{self.name}.Get<{dtype}>({n}): the buffer holds {capacity} "
-                                  f"elements of {dtype} ({b.end - b.start} bytes)",
-                                  core=self.core.block_idx)
+            fault(self.core, QueueStateError(f"{self.name}.Get<{dtype}>({n}): the buffer holds "
+                                             f"{capacity} elements of {dtype} "
+                                             f"({b.end - b.start} bytes)",
+                                             core=self.core.block_idx), f)
+            n = min(max(n, 0), capacity)  # check mode: the buffer; accesses past it report
         return LocalTensor(dtype, self.core, b.start, n, b)
 
     @property
@@ -307,14 +334,16 @@ def _fill(core: CoreState, start: int, end: int) -> None:
     core.ub[start:end] = dummy_byte(core.profile)
 
 
-def _alloc_id(core: CoreState, event: int) -> int:
+def _alloc_id(core: CoreState, event: int, frame=None) -> int:
     held = core.event_pool.get(event, 0)
     for event_id in range(NUM_EVENT_IDS):
         if not held & (1 << event_id):
             core.event_pool[event] = held | (1 << event_id)
             return event_id
-    raise QueueStateError(f"no free event id for {HardEvent(event).name}: all "
-                          f"{NUM_EVENT_IDS} are held by queue operations", core=core.block_idx)
+    abort(core, QueueStateError(f"no free event id for {HardEvent(event).name}: all "
+                                f"{NUM_EVENT_IDS} are held by queue operations",
+                                core=core.block_idx), frame)
+    return -1
 
 
 def _release_id(core: CoreState, event: int, event_id: int) -> None:

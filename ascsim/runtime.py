@@ -24,6 +24,9 @@ from .errors import ParameterError, SimulationError
 from .memory import GmBuffer
 from .profile import HardwareProfile, load_profile
 from .registry import Record, decode
+from .sanitizer import trace as _trace
+from .sanitizer.online import CoreAborted, CoreChecker, Session
+from .sanitizer.syncmode import sync_mode_of
 from .source import cpp_position, short_path
 from .sync import finish_core
 from .tiling import TilingData
@@ -83,8 +86,19 @@ class Run:
         return profile_run(self, profile)
 
     def log(self) -> list[str]:
-        """printf / DumpTensor output of every core, in core order."""
+        """printf / DumpTensor / assert output of every core, in core order; each line starts
+        with `[core N, serialNo K]` (K: the record index of the next instruction)."""
         return [line for c in self.cores for line in c.log]
+
+    @property
+    def errors(self) -> list[Any]:
+        """The ERROR findings (`findings` also holds warnings)."""
+        return [f for f in self.findings if f.severity == "ERROR"]
+
+    def report(self) -> str:
+        """The sanitizer report of this run (msSanitizer style; see ascsim.sanitizer)."""
+        from .sanitizer.report import format_report
+        return format_report(self.findings, self.kernel_name)
 
     def __repr__(self) -> str:
         return (f"<Run {self.kernel_name} block_dim={self.block_dim} "
@@ -122,23 +136,46 @@ def _run_core(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> N
     try:
         kernel(*args)
         finish_core(core)
+    except CoreAborted:
+        pass  # check mode: the fault is a finding; this core stops, the others go on
     except SimulationError as e:
         py, cpp = _kernel_position(e)
         e.add_context(core=core.block_idx, kernels_py=py, kernels_cpp=cpp)
-        raise
+        checker = core.sanitizer
+        if checker is None or checker.session.mode != "check":
+            raise
+        # check mode: a fault no check site handled still becomes a finding
+        finding = checker.finding_from(e)
+        finding.py, finding.cpp = py or finding.py, cpp or finding.cpp
+        finding.message += "\n(the core stopped here)"
+        checker.aborted = True
+        checker.add(finding)
     finally:
         bind_core(None)
+
+
+def _print_logs(cores: list[CoreState]) -> None:
+    for core in cores:
+        for line in core.log:
+            print(line)
 
 
 def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
            tiling: TilingData | None = None, tiling_key: int | None = None,
            profile: str | HardwareProfile | None = None, sanitize: str = "off",
-           threads: int = 1, core_order: str = "forward") -> Run:
+           threads: int = 1, core_order: str = "forward",
+           outputs: Sequence[int] | None = None) -> Run:
     """Run `kernel(*gm_args, tiling)` on `block_dim` simulated AI Vector cores.
 
     `gm_args` are numpy arrays (C-contiguous; outputs are written in place) or None for an
     absent optional input; the tiling struct, if given, is passed as the last GM_ADDR argument.
     `core_order="reverse"` runs the cores last to first (a correct kernel gives the same bits).
+
+    `sanitize`: "off" (faults raise, nothing else is checked), "check" (every check runs,
+    faults become findings in `Run.findings` and a report is printed) or "strict" (a
+    SimulationError at the first ERROR). `outputs`: indices into `gm_args` of the kernel's
+    outputs (the aclnn layer passes them); the sanitizer then reports reads of output bytes not
+    yet written and output bytes no core writes.
     """
     if core_order not in ("forward", "reverse"):
         raise ParameterError(f"core_order must be 'forward' or 'reverse', got {core_order!r}")
@@ -161,6 +198,14 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         args.append(tbuf)
     gm_table: list[Any] = [None, *gm]  # memory id k -> buffer (0 is UB)
     cores = [CoreState(b, block_dim, prof, gm_table, tiling_key) for b in range(block_dim)]
+    name = getattr(kernel, "__name__", str(kernel))
+    session = None
+    if sanitize != "off":
+        outs = frozenset(int(i) + 1 for i in (outputs or ()) if 0 <= int(i) < len(gm_args))
+        session = Session(sanitize, sync_mode_of(kernel), outs, name)
+        for core in cores:
+            core.sanitizer = CoreChecker(core, session)
+    _trace.attach(cores)
     order = cores if core_order == "forward" else cores[::-1]
     start = time.perf_counter()
     # The records are tens of thousands of small tuples: the cyclic GC would rescan them again
@@ -182,6 +227,25 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     finally:
         if gc_was_enabled:
             gc.enable()
+        _trace.detach(cores)
+        _print_logs(cores)
     wall = time.perf_counter() - start
-    name = getattr(kernel, "__name__", str(kernel))
-    return Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)
+    run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)
+    if session is not None:
+        _sanitize(run, session)
+    return run
+
+
+def _sanitize(run: Run, session: Session) -> None:
+    """The offline analyses; then strict raises the earliest ERROR, check prints the report."""
+    from .sanitizer.offline import analyse_run
+    from .sanitizer.report import format_report, sort_key
+    findings = [f for core in run.cores for f in core.sanitizer.findings]
+    findings += analyse_run(run, session)
+    findings.sort(key=sort_key)
+    run.findings = findings
+    if session.mode == "strict":
+        errors = [f for f in findings if f.severity == "ERROR"]
+        if errors:
+            raise errors[0].to_error()
+    print(format_report(findings, run.kernel_name))

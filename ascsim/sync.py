@@ -27,6 +27,7 @@ from .core import (
 )
 from .errors import DeadlockError, SyncError
 from .registry import register
+from .sanitizer.online import abort, fault, note
 
 __all__ = ["HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t",
            "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
@@ -122,16 +123,56 @@ def _flag_index(event: int, event_id: int) -> int:
     return event * NUM_EVENT_IDS + event_id
 
 
-def _do_set(core: CoreState, flag: int, dst: int) -> None:
+def _checked(core: CoreState, event: int, event_id: int, implicit: bool, what: str,
+             frame) -> tuple[int, int, int] | None:
+    """(source pipe, destination pipe, flag) of a SetFlag/WaitFlag, or None when the call is
+    invalid and skipped (check mode; otherwise the error is raised)."""
+    pipes = EVENT_PIPES.get(event)
+    if pipes is None or not 0 <= event_id < NUM_EVENT_IDS:
+        try:
+            _event_pipes(event)
+        except SyncError as e:
+            fault(core, e, frame, check="illegal event pair")
+            return None
+        try:
+            _flag_index(event, event_id)
+        except SyncError as e:
+            fault(core, e, frame, check="event id out of range")
+            return None
+    src, dst = pipes
+    if src == dst or (event_id >= 6 and not implicit):
+        _note_unusual(core, event, event_id, src, dst, what, frame)
+    return src, dst, event * NUM_EVENT_IDS + event_id
+
+
+def _note_unusual(core: CoreState, event: int, event_id: int, src: int, dst: int, what: str,
+                  frame) -> None:
+    """Legal to execute, but reported by the sanitizer: a same-pipe event, a reserved id."""
+    name = HardEvent(event).name
+    if src == dst:
+        note(core, SyncError(f"{what}<HardEvent::{name}>: an AI Vector core syncs between "
+                             f"different pipes only (S, V, MTE2, MTE3); order PIPE_"
+                             f"{PIPE_NAMES[src]} with PipeBarrier<PIPE_{PIPE_NAMES[src]}>"),
+             frame, check="illegal event pair")
+    if event_id >= 6:
+        note(core, SyncError(f"{what}<HardEvent::{name}>(EVENT_ID{event_id}): event id 6 is "
+                             "reserved and 7 belongs to the TPipe auto-sync; hand-written "
+                             "syncs use ids 0-5 (or ids from FetchEventID)"), frame,
+             check="reserved event id")
+
+
+def _do_set(core: CoreState, flag: int, dst: int, rec: int = -1) -> None:
     if core.waiting[dst] == flag:
         # The destination pipe was stalled on exactly this flag: release it.
         core.waiting[dst] = -1
         core.stalled &= ~(1 << dst)
         _drain(core, dst)
     elif core.flags[flag]:
-        raise SyncError(f"SetFlag on {flag_name(flag)}, which is already set and not yet waited "
-                        "for (undefined on hardware: the second set is lost)",
-                        core=core.block_idx)
+        # check mode: the flag stays set (the second set is lost)
+        fault(core, SyncError(f"SetFlag on {flag_name(flag)}, which is already set and not yet "
+                              "waited for (undefined on hardware: the second set is lost)",
+                              core=core.block_idx), serial=rec if rec >= 0 else None,
+              check="double SetFlag")
     else:
         core.flags[flag] = 1
 
@@ -140,9 +181,10 @@ def _do_wait(core: CoreState, flag: int, dst: int) -> None:
     if core.flags[flag]:
         core.flags[flag] = 0
     elif dst == PIPE_S:
-        raise DeadlockError(f"the scalar pipe waits for {flag_name(flag)}, which no issued "
-                            "instruction sets: the scalar unit stops issuing, so nothing can",
-                            core=core.block_idx)
+        abort(core, DeadlockError(f"the scalar pipe waits for {flag_name(flag)}, which no "
+                                  "issued instruction sets: the scalar unit stops issuing, so "
+                                  "nothing can", core=core.block_idx),
+              serial=len(core.records) - 1)
     else:
         core.waiting[dst] = flag
         core.stalled |= 1 << dst
@@ -164,17 +206,21 @@ def run_on_pipe(core: CoreState, pipe: int, fn, args: tuple) -> None:
 
 
 def set_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
-             implicit: bool = False) -> None:
-    src, dst = _event_pipes(event)
-    flag = _flag_index(event, event_id)
+             implicit: bool = False, frame=None) -> None:
+    checked = _checked(core, event, event_id, implicit, "SetFlag", frame)
+    if checked is None:
+        return
+    src, dst, flag = checked
     core.records.append((SET.id, src, code, lasti, 0, int(implicit), 0, flag))
-    run_on_pipe(core, src, _do_set, (core, flag, dst))
+    run_on_pipe(core, src, _do_set, (core, flag, dst, len(core.records) - 1))
 
 
 def wait_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
-              implicit: bool = False) -> None:
-    src, dst = _event_pipes(event)
-    flag = _flag_index(event, event_id)
+              implicit: bool = False, frame=None) -> None:
+    checked = _checked(core, event, event_id, implicit, "WaitFlag", frame)
+    if checked is None:
+        return
+    src, dst, flag = checked
     core.records.append((WAIT.id, dst, code, lasti, 0, int(implicit), 0, flag))
     run_on_pipe(core, dst, _do_wait, (core, flag, dst))
 
@@ -183,6 +229,7 @@ def _make_flag_op(op, event: int):
     """The kernel-facing SetFlag<event> / WaitFlag<event>: the common case (a legal event, an id
     in range, no stalled pipe) inline, everything else through set_flag / wait_flag."""
     pipes = EVENT_PIPES.get(event)
+    legal = pipes is not None and pipes[0] != pipes[1]  # same-pipe events take the slow path
     is_set = op is set_flag
     iid = SET.id if is_set else WAIT.id
     base = event * NUM_EVENT_IDS
@@ -191,16 +238,17 @@ def _make_flag_op(op, event: int):
     def call(eventId: int) -> None:
         f = getframe(1)
         core = getattr(_tls, "core", None)
-        if (core is None or pipes is None or core.stalled or type(eventId) is not int
-                or not 0 <= eventId < NUM_EVENT_IDS):
-            op(current_core(), event, int(eventId), f.f_code, f.f_lasti)
+        if (core is None or not legal or core.stalled or type(eventId) is not int
+                or not 0 <= eventId < 6):
+            # ids 6 and 7 too: the sanitizer reports them when written by hand
+            op(current_core(), event, int(eventId), f.f_code, f.f_lasti, frame=f)
             return
         flag = base + eventId
         src, dst = pipes
         core.records.append((iid, src if is_set else dst, f.f_code, f.f_lasti, 0, 0, 0, flag))
         if is_set:
             if core.flags[flag] or core.waiting[dst] == flag:
-                _do_set(core, flag, dst)  # release a waiter, or report the double set
+                _do_set(core, flag, dst, len(core.records) - 1)  # release, or a double set
             else:
                 core.flags[flag] = 1
         elif core.flags[flag]:
@@ -232,14 +280,16 @@ def _pipe_barrier(pipe: int):
         f = getframe(1)
         core = getattr(_tls, "core", None) or current_core()
         if pipe == PIPE_S:
-            raise SyncError("PipeBarrier<PIPE_S> is not supported: the scalar pipe is ordered by "
-                            "hardware", core=core.block_idx)
+            fault(core, SyncError("PipeBarrier<PIPE_S> is not supported: the scalar pipe is "
+                                  "ordered by hardware", core=core.block_idx), f)
+            return  # check mode: skipped
         core.records.append((BARRIER.id, pipe, f.f_code, f.f_lasti, 0, 0, 0, pipe))
         if pipe == PIPE_ALL and core.stalled:
             stuck = [PIPE_NAMES[p] for p in range(4) if core.stalled & (1 << p)]
-            raise DeadlockError(f"PipeBarrier<PIPE_ALL> while pipe(s) {', '.join(stuck)} wait "
-                                "for flags that only later instructions could set",
-                                core=core.block_idx)
+            abort(core, DeadlockError(f"PipeBarrier<PIPE_ALL> while pipe(s) {', '.join(stuck)} "
+                                      "wait for flags that only later instructions could set",
+                                      core=core.block_idx), f,
+                  serial=len(core.records) - 1)
     return call
 
 
@@ -259,9 +309,20 @@ PipeBarrier = _Barrier()
 
 def finish_core(core: CoreState) -> None:
     """End-of-kernel check: every stalled pipe is a deadlock."""
-    if core.stalled:
-        stuck = [f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(core.waiting[p])} "
-                 f"({len(core.backlog[p])} instruction(s) behind it)"
-                 for p in range(4) if core.stalled & (1 << p)]
-        raise DeadlockError("the kernel ended with a WaitFlag nobody set: " + "; ".join(stuck),
-                            core=core.block_idx)
+    if not core.stalled:
+        return
+    stuck = [p for p in range(4) if core.stalled & (1 << p)]
+    if core.sanitizer is None:
+        raise DeadlockError("the kernel ended with a WaitFlag nobody set: " + "; ".join(
+            f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(core.waiting[p])} "
+            f"({len(core.backlog[p])} instruction(s) behind it)" for p in stuck),
+            core=core.block_idx)
+    for p in stuck:
+        flag = core.waiting[p]
+        serial = next((i for i in range(len(core.records) - 1, -1, -1)
+                       if core.records[i][0] == WAIT.id and core.records[i][1] == p
+                       and core.records[i][7] == flag), None)
+        fault(core, DeadlockError(
+            f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(flag)} until the kernel ends: no "
+            f"SetFlag sets it ({len(core.backlog[p])} instruction(s) behind it never run)",
+            core=core.block_idx), serial=serial)

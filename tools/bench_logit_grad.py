@@ -8,13 +8,17 @@ ascsim / numpy (> 1 means ascsim is faster). ascsim runs the real kernel on 48 s
 with instruction records on; the jit is warmed before timing; each figure is the best of
 --repeat runs. Then, for fp32 2**24, the cost of the timing model: scheduling the run's
 records (`run.timeline()`) next to the functional run (records are always on;
-tools/bench_timing.py estimates the recording share too). Machines are shared: compare ratios
-from one run, not absolute numbers across runs.
+tools/bench_timing.py estimates the recording share too). Last, for fp32 2**22, the cost of
+the sanitizer: the same call with sanitize="check" (every online check, then racecheck,
+initcheck, synccheck and the multi-core checks over the records) next to sanitize="off".
+Machines are shared: compare ratios from one run, not absolute numbers across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import time
 from collections.abc import Callable
 from functools import partial
@@ -75,6 +79,19 @@ def main() -> int:
     n, t_sim, t_tl = timing_row
     print(f"\ncost of timing, fp32 2^{n.bit_length() - 1}: functional run {t_sim:.3f} s, "
           f"timeline {t_tl:.3f} s, timeline / functional = {t_tl / t_sim:.2f}")
+    n = 1 << 22
+    x = rng.uniform(0, 1, n).astype(np.float32)
+    dy = rng.uniform(-100, 100, n).astype(np.float32)
+    t_off = t_chk = float("inf")
+    with contextlib.redirect_stdout(io.StringIO()):  # the (empty) sanitizer reports
+        logit_grad(x, dy, -1.0, sanitize="check")  # compile the offline analyses
+        for _ in range(max(args.repeat, 3)):  # interleaved, so that both see the same machine
+            t_off = min(t_off, best_of(1, partial(logit_grad, x, dy, -1.0, sanitize="off",
+                                                  threads=args.threads)))
+            t_chk = min(t_chk, best_of(1, partial(logit_grad, x, dy, -1.0, sanitize="check",
+                                                  threads=args.threads)))
+    print(f"cost of the sanitizer, fp32 2^{n.bit_length() - 1}: off {t_off:.3f} s, "
+          f"check {t_chk:.3f} s, check / off = {t_chk / t_off:.2f}")
     return 0
 
 

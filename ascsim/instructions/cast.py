@@ -16,8 +16,16 @@ from ..dtypes import DType, bfloat16_t, float, half, int32_t
 from ..errors import CastRuleError
 from ..memory import LocalTensor
 from ..registry import W, register
+from ..sanitizer.online import fault
 from ..sync import run_on_pipe
-from .common import as_count, operand_error, run_snapshotted
+from .common import (
+    as_count,
+    check_overlap,
+    core_of,
+    operand_error,
+    recover_count,
+    run_snapshotted,
+)
 from .jitcall import entry_point
 
 __all__ = ["Cast", "RoundMode", "CAST_RULES"]
@@ -90,11 +98,16 @@ def Cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, count: int) -
     sdt, ddt = src.dtype, dst.dtype
     rule = CAST_RULES.get((sdt, ddt))
     if rule is None or roundMode not in rule[0]:
-        raise _rule_error(sdt, ddt, roundMode)
+        return fault(core_of(dst, src), _rule_error(sdt, ddt, roundMode), f, instruction="Cast")
     dn, sn = count * ddt.size, count * sdt.size
     d, s = dst.addr, src.addr
     if (d | s) & 31 or count < 0 or dn > dst.size * ddt.size or sn > src.size * sdt.size:
-        raise operand_error("Cast", count, (("dst", dst), ("src", src)))
+        count = recover_count(core_of(dst, src),
+                              operand_error("Cast", count, (("dst", dst), ("src", src))), f,
+                              count, ((d, ddt.size, 1), (s, sdt.size, 1)), "Cast")
+        if count is None:
+            return
+        dn, sn = count * ddt.size, count * sdt.size
     core = dst.core
     wide = max(ddt.size, sdt.size)
     core.records.append((_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, count,
@@ -105,6 +118,10 @@ def Cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, count: int) -
     so, snaps = s // sdt.size, ()
     if s < d + dn and d < s + sn and not (s == d and sn == dn):
         so, snaps = 0, ((2, s),)  # partial overlap: the loop reads a snapshot of src
+        # a repeat covers 256 bytes of the wider type
+        check_overlap(core, f, "Cast", -(-count * wide // 256), d, 256 * ddt.size // wide,
+                      256 * ddt.size // wide, d + dn, s, 256 * sdt.size // wide,
+                      256 * sdt.size // wide, s + sn)
     args = (core.views[ddt.code], d // ddt.size, core.views[sdt.code], so, count,
             int(roundMode), core.profile.saturation)
     key = (sdt.code, ddt.code)

@@ -27,11 +27,24 @@ from ..dtypes import DType, float, half, int32_t
 from ..errors import ParameterError
 from ..memory import LocalTensor
 from ..registry import W, register
+from ..sanitizer.online import fault, note
 from ..sync import run_on_pipe
-from .common import REPEAT_BYTES, as_count, operand_error, run_snapshotted
+from .common import (
+    REPEAT_BYTES,
+    as_count,
+    check_overlap,
+    core_of,
+    operand_error,
+    recover_count,
+    run_snapshotted,
+)
 from .jitcall import entry_point
 
-__all__ = ["Compare", "CompareScalar", "Compares", "Select", "CMPMODE", "SELMODE"]
+__all__ = ["Compare", "CompareScalar", "Compares", "Select", "CMPMODE", "SELMODE",
+           "SELECT_TMP_ACCESS"]
+
+# Select's record lists the library's own temp write second (after dst): not a user access
+SELECT_TMP_ACCESS = 1
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 K_F32, K_F16, K_NATIVE = 0, 1, 2
@@ -196,11 +209,13 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
     use_scalar = not isinstance(other, LocalTensor)
     mode = cmpMode if type(cmpMode) is CMPMODE else CMPMODE(int(cmpMode))
     if dt not in CMP_DTYPES or (not use_scalar and other.dtype is not dt):
-        raise ParameterError(f"{name}: sources must be half, float or int32_t (one dtype), got "
-                             f"{dt}" + ("" if use_scalar else f" and {other.dtype}"))
+        return fault(core_of(dst, src0), ParameterError(
+            f"{name}: sources must be half, float or int32_t (one dtype), got {dt}"
+            + ("" if use_scalar else f" and {other.dtype}")), f, instruction=name)
     if dt is int32_t and mode != CMPMODE.EQ:
-        raise ParameterError(f"{name}: int32_t supports only CMPMODE.EQ on A2/A3, got "
-                             f"{mode.name}")
+        return fault(core_of(dst, src0), ParameterError(
+            f"{name}: int32_t supports only CMPMODE.EQ on A2/A3, got {mode.name}"), f,
+            instruction=name)
     # Only whole 256-byte repeats are computed; the rest of count is silently skipped.
     n = count * dt.size // REPEAT_BYTES * (REPEAT_BYTES // dt.size)
     sn, mb = count * dt.size, n // 8
@@ -211,8 +226,24 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
             [] if use_scalar else [("src1", other, sn)])
         for role, t, need in operands:
             if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
-                raise operand_error(name, count, ((role, t),), need // count if count else None)
+                err = operand_error(name, count, ((role, t),), need // count if count else None)
+                count = recover_count(core_of(dst, src0), err, f, count,
+                                      ((d, dt.size, 8), (a, dt.size, 1)) + (
+                                          () if use_scalar else ((other.addr, dt.size, 1),)),
+                                      name)
+                if count is None:
+                    return
+                break
+        n = count * dt.size // REPEAT_BYTES * (REPEAT_BYTES // dt.size)
+        sn, mb = count * dt.size, n // 8
     core = dst.core
+    if n != count and core.sanitizer is not None:
+        note(core, ParameterError(
+            f"{name}: count {count} x sizeof({dt}) = {sn} bytes is not a multiple of 256: only "
+            f"{n} element(s) (whole repeats) are compared, the last {count - n} are silently "
+            "skipped and their mask bits not written"), f, instruction=name, memory="UB",
+            start=d + mb, end=d + (count + 7) // 8, write=True,
+            check="Compare count not whole repeats")
     if use_scalar:
         core.records.append((ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                              n * dt.size // REPEAT_BYTES, mode, W, MEM_UB, d, d + mb, 0, MEM_UB,
@@ -270,12 +301,14 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
     mode = selMode if type(selMode) is SELMODE else SELMODE(int(selMode))
     scalar_mode = mode == SELMODE.VSEL_TENSOR_SCALAR_MODE
     if scalar_mode == isinstance(src1, LocalTensor):
-        raise ParameterError(f"Select: {mode.name} takes " +
-                             ("a scalar src1" if scalar_mode else "a tensor src1"))
+        return fault(core_of(dst, src0), ParameterError(
+            f"Select: {mode.name} takes " + ("a scalar src1" if scalar_mode
+                                             else "a tensor src1")), f, instruction="Select")
     if dt not in SELECT_DTYPES or src0.dtype is not dt or (
             not scalar_mode and src1.dtype is not dt):
-        raise ParameterError(f"Select: dst and sources must share half or float, got {dt}, "
-                             f"{src0.dtype}" + ("" if scalar_mode else f", {src1.dtype}"))
+        return fault(core_of(dst, src0), ParameterError(
+            f"Select: dst and sources must share half or float, got {dt}, {src0.dtype}"
+            + ("" if scalar_mode else f", {src1.dtype}")), f, instruction="Select")
     per_repeat = REPEAT_BYTES // dt.size
     nb = count * dt.size
     mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8
@@ -288,8 +321,17 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
             operands.append(("src1", src1, nb))
         for role, t, need in operands:
             if t.addr & 31 or count < 0 or need > t.size * t.dtype.size:
-                raise operand_error("Select", count, ((role, t),),
+                err = operand_error("Select", count, ((role, t),),
                                     need // count if count else None)
+                count = recover_count(core_of(dst, src0), err, f, count,
+                                      ((d, dt.size, 1), (m, 1, 8), (a, dt.size, 1)) + (
+                                          () if scalar_mode else ((src1.addr, dt.size, 1),)),
+                                      "Select")
+                if count is None:
+                    return
+                break
+        nb = count * dt.size
+        mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8
     core = dst.core
     tmp = core.profile.tmp_ub_offset
     tmp_bytes = 32 * dt.size if scalar_mode else 32
@@ -311,8 +353,12 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
     ao, bo, snaps = a >> sh, b >> sh, ()
     if a != d and a < d + nb and d < a + nb:  # sources partially overlapping dst are read as
         ao, snaps = 0, ((5, a),)              # snapshots, as by the other vector instructions
+        check_overlap(core, f, "Select", (nb + 255) >> 8, d, 256, 256, d + nb, a, 256, 256,
+                      a + nb, "src0")
     if b != d and b < d + nb and d < b + nb and not scalar_mode:
         bo, snaps = 0, snaps + ((7, b),)
+        check_overlap(core, f, "Select", (nb + 255) >> 8, d, 256, 256, d + nb, b, 256, 256,
+                      b + nb, "src1")
     args = (int(mode), view, d >> sh, core.ub, m, view, ao, view, bo, bits,
             per_repeat, count, tmp, core.ub.dtype.type(dummy_byte(core.profile)))
     key = (mode, dt.code)

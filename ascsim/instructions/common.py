@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import CoreState
+from ..core import CoreState, _tls
 from ..dtypes import DType
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..memory import LocalTensor
+from ..sanitizer.online import fault, note
 
 __all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "check_count_operands", "expand_mask",
            "snapshot", "run_snapshotted", "operand_error", "MAX_REPEAT_TIMES", "REPEAT_BYTES",
-           "BLOCK_BYTES", "as_count", "span_bytes"]
+           "BLOCK_BYTES", "as_count", "span_bytes", "recover_count", "check_overlap",
+           "core_of"]
 
 REPEAT_BYTES = 256   # one vector repeat: 8 DataBlocks
 BLOCK_BYTES = 32     # one DataBlock
@@ -151,3 +153,70 @@ def run_snapshotted(core: CoreState, kernel, args: tuple, snaps: tuple[tuple[int
         for i, start in snaps:
             args[i] = snapshot(core, start, nbytes, dtype)
     kernel(*args)
+
+
+def core_of(*tensors: object) -> CoreState | None:
+    """The core of the first allocated tensor (else the running one)."""
+    for t in tensors:
+        core = getattr(t, "core", None)
+        if core is not None:
+            return core
+    return getattr(_tls, "core", None)
+
+
+def recover_count(core: CoreState | None, err: Exception, frame, count: int,
+                  operands: tuple[tuple[int, int, int], ...], name: str = "") -> int | None:
+    """A count-form call failed its operand checks: raise (sanitizer off or strict), or report
+    and return what to execute. A bad dtype, mode or count skips the call (None); a misaligned
+    operand or one larger than its tensor runs as the hardware would, with the count clipped
+    so that every operand (UB address, bytes per element numerator, denominator) stays inside
+    the UB."""
+    fault(core, err, frame, instruction=name or None)
+    if count < 0 or not isinstance(err, (AlignmentError, OutOfRangeError)):
+        return None
+    ub = core.ub.size if core is not None else 0
+    for addr, num, den in operands:
+        if addr < 0:
+            return None
+        fit = (ub - addr) * den // num if num else count
+        count = min(count, max(fit, 0))
+    return count
+
+
+def check_overlap(core: CoreState | None, frame, name: str, repeats: int, dst: int,
+                  dst_step: int, dst_width: int, dst_end: int, src: int, src_step: int,
+                  src_width: int, src_end: int, role: str = "src") -> None:
+    """Report the address overlaps the hardware does not support (通用地址重叠约束): within
+    one repeat, dst and src must be the same bytes or disjoint; and the dst of a repeat must not
+    be the src of a later repeat. Repeat r of an operand covers [base + r * step, + width),
+    cut at its end. Called only when a source overlaps its destination; silent unless the
+    sanitizer is on."""
+    if core is None or core.sanitizer is None:
+        return
+    for r in range(repeats):
+        d0 = dst + r * dst_step
+        d1 = min(d0 + dst_width, dst_end)
+        s0 = src + r * src_step
+        s1 = min(s0 + src_width, src_end)
+        if d0 < s1 and s0 < d1 and not (d0 == s0 and d1 == s1):
+            note(core, ParameterError(
+                f"{name}: dst UB [{d0}, {d1}) and {role} UB [{s0}, {s1}) of repeat {r} "
+                "partially overlap; within a repeat they must be the same bytes or disjoint "
+                "(the result relies on the whole repeat being read before it is written)"),
+                frame, instruction=name, memory="UB", start=max(d0, s0), end=min(d1, s1),
+                write=True, check="partial address overlap")
+            return
+        if 0 < src_step <= src_width:  # later sources form one range
+            later = [(s0 + src_step, src_end)]
+        else:
+            later = [(src + k * src_step, min(src + k * src_step + src_width, src_end))
+                     for k in range(r + 1, repeats)]
+        for l0, l1 in later:
+            lo, hi = max(d0, l0), min(d1, l1)
+            if lo < hi:
+                note(core, ParameterError(
+                    f"{name}: dst of repeat {r}, UB [{d0}, {d1}), overlaps the {role} of a "
+                    f"later repeat at UB [{lo}, {hi}): that repeat reads what this one writes"),
+                    frame, instruction=name, memory="UB", start=lo, end=hi, write=True,
+                    check="dst overlaps a later repeat's src")
+                return

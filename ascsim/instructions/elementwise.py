@@ -31,14 +31,18 @@ from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t,
 from ..errors import ParameterError
 from ..memory import LocalTensor
 from ..registry import STRIDED, W, register
+from ..sanitizer.online import fault
 from ..sync import run_on_pipe
 from .common import (
     MAX_REPEAT_TIMES,
     BinaryRepeatParams,
     UnaryRepeatParams,
     as_count,
+    check_overlap,
+    core_of,
     expand_mask,
     operand_error,
+    recover_count,
     run_snapshotted,
 )
 from .jitcall import entry_point
@@ -402,7 +406,12 @@ def _make(op: Op, index: int):
             if (dt not in kinds or src0.dtype is not dt or src1.dtype is not dt
                     or (d | a | b) & 31 or count < 0 or nb > dst.size * dt.size
                     or nb > src0.size * dt.size or nb > src1.size * dt.size):
-                raise fail(count, dst, src0, src1)
+                count = recover_count(core_of(dst, src0, src1), fail(count, dst, src0, src1),
+                                      f, count, ((d, dt.size, 1), (a, dt.size, 1),
+                                                 (b, dt.size, 1)), op.name)
+                if count is None:
+                    return
+                nb = count * dt.size
             core = dst.core
             core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                                  (nb + 255) >> 8, None, W, MEM_UB, d, d + nb, 0, MEM_UB, a,
@@ -414,8 +423,12 @@ def _make(op: Op, index: int):
                 snaps = ()  # (argument index, UB address) of sources partially overlapping dst
                 if a != d and a < d + nb and d < a + nb:
                     snaps, ao = ((4, a),), 0
+                    check_overlap(core, f, op.name, (nb + 255) >> 8, d, 256, 256, d + nb, a,
+                                  256, 256, a + nb, "src0")
                 if b != d and b < d + nb and d < b + nb:
                     snaps, bo = snaps + ((6, b),), 0
+                    check_overlap(core, f, op.name, (nb + 255) >> 8, d, 256, 256, d + nb, b,
+                                  256, 256, b + nb, "src1")
                 kargs = (lit, kinds[dt], view, d >> sh, view, ao, view, bo, count)
                 ep = entries.get(dt.code) or compiled(dt, kargs)
                 if core.stalled or snaps:
@@ -439,7 +452,11 @@ def _make(op: Op, index: int):
             d, s = dst.addr, src.addr
             if (dt not in kinds or src.dtype is not dt or (d | s) & 31 or count < 0
                     or nb > dst.size * dt.size or nb > src.size * dt.size):
-                raise fail(count, dst, src)
+                count = recover_count(core_of(dst, src), fail(count, dst, src), f, count,
+                                      ((d, dt.size, 1), (s, dt.size, 1)), op.name)
+                if count is None:
+                    return
+                nb = count * dt.size
             core = dst.core
             core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                                  (nb + 255) >> 8, None, W, MEM_UB, d, d + nb, 0, MEM_UB, s,
@@ -450,6 +467,8 @@ def _make(op: Op, index: int):
                 so, snaps = s >> sh, ()
                 if s != d and s < d + nb and d < s + nb:
                     so, snaps = 0, ((4, s),)  # partial overlap: read a snapshot of src
+                    check_overlap(core, f, op.name, (nb + 255) >> 8, d, 256, 256, d + nb, s,
+                                  256, 256, s + nb)
                 if has_scalar:
                     kargs = (lit, kinds[dt], view, d >> sh, view, so, count,
                              _scalar_value(dt, scalar))
@@ -462,46 +481,70 @@ def _make(op: Op, index: int):
                     ep(*kargs)
 
     def high_dim(dst, srcs, scalar, rest, f):
+        core = core_of(dst, *srcs)
         if len(rest) != 3:
-            raise ParameterError(f"{op.name}: expected (..., count) or (..., mask, repeatTime, "
-                                 f"repeatParams), got {len(rest)} trailing argument(s)")
+            return fault(core, ParameterError(
+                f"{op.name}: expected (..., count) or (..., mask, repeatTime, repeatParams), got "
+                f"{len(rest)} trailing argument(s)"), f, instruction=op.name)
         mask, repeat, params = rest
         dt = dst.dtype
         kind = kinds.get(dt)
         if kind is None or any(s.dtype is not dt for s in srcs):
-            raise _dtype_error(op.name, op.dtypes, dst, *srcs)
+            return fault(core, _dtype_error(op.name, op.dtypes, dst, *srcs), f,
+                         instruction=op.name)
         repeat = as_count(repeat, "repeatTime")
         if not 0 <= repeat <= MAX_REPEAT_TIMES:
-            raise ParameterError(f"{op.name}: repeatTime {repeat} is out of range [0, "
-                                 f"{MAX_REPEAT_TIMES}]")
-        lo, hi = expand_mask(op.name, mask, dt)
+            return fault(core, ParameterError(f"{op.name}: repeatTime {repeat} is out of range "
+                                              f"[0, {MAX_REPEAT_TIMES}]"), f,
+                         instruction=op.name)
+        try:
+            lo, hi = expand_mask(op.name, mask, dt)
+        except ParameterError as e:
+            return fault(core, e, f, instruction=op.name)
         if n_src == 2:
             if not isinstance(params, BinaryRepeatParams):
-                raise ParameterError(f"{op.name}: the high-dimension form takes "
-                                     f"BinaryRepeatParams, got {params!r}")
+                return fault(core, ParameterError(f"{op.name}: the high-dimension form takes "
+                                                  f"BinaryRepeatParams, got {params!r}"), f,
+                             instruction=op.name)
             blk = (params.dstBlkStride, params.src0BlkStride, params.src1BlkStride)
             rep = (params.dstRepStride, params.src0RepStride, params.src1RepStride)
         else:
             if not isinstance(params, UnaryRepeatParams):
-                raise ParameterError(f"{op.name}: the high-dimension form takes "
-                                     f"UnaryRepeatParams, got {params!r}")
+                return fault(core, ParameterError(f"{op.name}: the high-dimension form takes "
+                                                  f"UnaryRepeatParams, got {params!r}"), f,
+                             instruction=op.name)
             blk = (params.dstBlkStride, params.srcBlkStride)
             rep = (params.dstRepStride, params.srcRepStride)
         if blk[0] == 0:
-            raise ParameterError(f"{op.name}: dstBlkStride 0 is undefined on hardware")
+            return fault(core, ParameterError(f"{op.name}: dstBlkStride 0 is undefined on "
+                                              "hardware"), f, instruction=op.name)
         epb = 32 // dt.size
-        accesses: list[int] = []
-        for i, t in enumerate((dst, *srcs)):
+        operands = (dst, *srcs)
+        for i, t in enumerate(operands):
             extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
             role = "dst" if i == 0 else f"src{i - 1}"
             if t.addr & 31 or extent > t.size * dt.size:
-                raise operand_error(op.name, extent // dt.size, ((role, t),))
+                err = operand_error(op.name, extent // dt.size, ((role, t),))
+                if recover_count(core, err, f, 0, (), op.name) is None:
+                    return
+                # check mode: fewer repeats, so that every operand stays inside the UB
+                while repeat and any(
+                        x.addr + _strided_extent(repeat, epb, blk[k], rep[k], dt.size)
+                        > core.ub.size for k, x in enumerate(operands)):
+                    repeat -= 1
+                break
+        accesses: list[int] = []
+        for i, t in enumerate(operands):
+            extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
             accesses += [(W if i == 0 else 0) | STRIDED, MEM_UB, t.addr, t.addr + extent]
         core = dst.core
         core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
                              repeat, (lo, hi, blk, rep), *accesses))
         if repeat == 0:
             return
+        if core.sanitizer is not None:
+            _check_strided_overlap(core, f, op.name, repeat, dt.size, operands, blk, rep, lo,
+                                   hi)
         shift = dt.size.bit_length() - 1
         view = core.views[dt.code]
         a = srcs[0].addr >> shift
@@ -526,6 +569,36 @@ def _make(op: Op, index: int):
 
 def _run(core, kernel, args) -> None:
     run_on_pipe(core, PIPE_V, kernel, args)
+
+
+# Add/Sub/Mul/Max/Min on half/int32/float may write src1's bytes when src1RepStride or
+# dstRepStride is 0 (通用地址重叠约束, the documented exception).
+_SRC1_OVERLAP_OK = frozenset({"Add", "Sub", "Mul", "Max", "Min"})
+
+
+def _check_strided_overlap(core, f, name: str, repeat: int, size: int, operands: tuple,
+                           blk: tuple, rep: tuple, lo: int, hi: int) -> None:
+    """The overlap rules for the high-dimension form (sanitizer only), over the DataBlocks the
+    mask enables."""
+    epb = 32 // size
+    bits = lo | (hi << 64)
+    on = [b for b in range(8) if (bits >> (b * epb)) & ((1 << epb) - 1)]
+    if not on:
+        return
+    first, last = on[0], on[-1]
+    d = operands[0].addr + first * blk[0] * 32
+    width = lambda k: ((last - first) * blk[k] + 1) * 32  # noqa: E731 - bytes a repeat spans
+    d_end = d + (repeat - 1) * rep[0] * 32 + width(0)
+    for k in range(1, len(operands)):
+        s = operands[k].addr + first * blk[k] * 32
+        s_end = s + (repeat - 1) * rep[k] * 32 + width(k)
+        if not (s < d_end and d < s_end):
+            continue
+        if (k == 2 and name in _SRC1_OVERLAP_OK and operands[0].dtype in (half, int32_t, float)
+                and (rep[2] == 0 or rep[0] == 0)):
+            continue
+        check_overlap(core, f, name, repeat, d, rep[0] * 32, width(0), d_end, s, rep[k] * 32,
+                      width(k), s_end, f"src{k - 1}" if len(operands) > 2 else "src")
 
 
 # One kernel-facing function per table line, published under its AscendC name.
@@ -553,12 +626,18 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
     f = sys._getframe(1)
     dt = dst.dtype
     if dt not in DUPLICATE_DTYPES:
-        raise _dtype_error("Duplicate", DUPLICATE_DTYPES, dst)
+        return fault(core_of(dst), _dtype_error("Duplicate", DUPLICATE_DTYPES, dst), f,
+                     instruction="Duplicate")
     if len(rest) == 1:
         count = as_count(rest[0])
         nb = count * dt.size
         if dst.addr & 31 or count < 0 or nb > dst.size * dt.size:
-            raise operand_error("Duplicate", count, (("dst", dst),))
+            count = recover_count(core_of(dst), operand_error("Duplicate", count,
+                                                              (("dst", dst),)),
+                                  f, count, ((dst.addr, dt.size, 1),), "Duplicate")
+            if count is None:
+                return
+            nb = count * dt.size
         core = dst.core
         core.records.append((_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                              (nb + 255) >> 8, None, W, MEM_UB, dst.addr, dst.addr + nb))
@@ -567,20 +646,33 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
             _run(core, fill_count, (core.views[dt.code], dst.addr >> shift, count,
                                     _storage_scalar(dt, scalar)))
         return
+    core = core_of(dst)
     if len(rest) != 4:
-        raise ParameterError("Duplicate: expected (dst, scalar, count) or (dst, scalar, mask, "
-                             "repeatTime, dstBlockStride, dstRepeatStride)")
+        return fault(core, ParameterError(
+            "Duplicate: expected (dst, scalar, count) or (dst, scalar, mask, repeatTime, "
+            "dstBlockStride, dstRepeatStride)"), f, instruction="Duplicate")
     mask, repeat, dst_blk, dst_rep = rest
     repeat = as_count(repeat, "repeatTime")
     if not 0 <= repeat <= MAX_REPEAT_TIMES:
-        raise ParameterError(f"Duplicate: repeatTime {repeat} is out of range [0, 255]")
+        return fault(core, ParameterError(f"Duplicate: repeatTime {repeat} is out of range "
+                                          "[0, 255]"), f, instruction="Duplicate")
     if int(dst_blk) == 0:
-        raise ParameterError("Duplicate: dstBlockStride 0 is undefined on hardware")
-    lo, hi = expand_mask("Duplicate", mask, dt)
+        return fault(core, ParameterError("Duplicate: dstBlockStride 0 is undefined on "
+                                          "hardware"), f, instruction="Duplicate")
+    try:
+        lo, hi = expand_mask("Duplicate", mask, dt)
+    except ParameterError as e:
+        return fault(core, e, f, instruction="Duplicate")
     epb = 32 // dt.size
     extent = _strided_extent(repeat, epb, int(dst_blk), int(dst_rep), dt.size)
     if dst.addr & 31 or extent > dst.size * dt.size:
-        raise operand_error("Duplicate", extent // dt.size, (("dst", dst),))
+        if recover_count(core, operand_error("Duplicate", extent // dt.size, (("dst", dst),)),
+                         f, 0, (), "Duplicate") is None:
+            return
+        while repeat and dst.addr + _strided_extent(repeat, epb, int(dst_blk), int(dst_rep),
+                                                     dt.size) > core.ub.size:
+            repeat -= 1
+        extent = _strided_extent(repeat, epb, int(dst_blk), int(dst_rep), dt.size)
     core = dst.core
     core.records.append((_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
                          repeat, (lo, hi, (int(dst_blk), int(dst_rep))), W | STRIDED, MEM_UB,

@@ -16,7 +16,8 @@ sides alike:
 - `.GetString()` / `.c_str()` dropped (C strings); printf length modifiers in format strings
   (`%zu`, `%lld`, `%u`) -> `%d`;
 - the op-type argument of the registration macros (`IMPL_OP_OPTILING(LogitGrad)`,
-  `INFER_SHAPE(LogitGrad, ...)`) -> the string `"LogitGrad"` the macro makes of it.
+  `INFER_SHAPE(LogitGrad, ...)`) -> the string `"LogitGrad"` the macro makes of it;
+- AscendC's `assert(cond[, fmt, ...])` -> `ascendc_assert(...)` (`assert` is a Python keyword).
 """
 
 from __future__ import annotations
@@ -132,6 +133,8 @@ class _Canon(ast.NodeTransformer):
             name = f.id
         if name in ("min", "max") and len(node.args) == 1 and isinstance(node.args[0], ast.List):
             node.args = node.args[0].elts  # std::min({a, b, c})
+        if name == "assert":
+            node.func = ast.Name("ascendc_assert", ast.Load())
         if name in STRINGIZING_MACROS and node.args and isinstance(node.args[0], ast.Name):
             node.args[0] = ast.Constant(node.args[0].id)
         if name == "range":

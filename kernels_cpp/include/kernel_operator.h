@@ -204,6 +204,17 @@ __aicore__ void WaitFlag(int32_t eventID);
 template <pipe_t pipe>
 __aicore__ void PipeBarrier();
 
+// ---- debugging ----------------------------------------------------------------------------------
+// printf / PRINTF take a C format string; DumpTensor prints dumpSize elements of a tensor;
+// assert(cond[, fmt, ...]) stops the kernel when cond is false (ascsim spells it ascendc_assert,
+// `assert` being a Python keyword; the macro below maps the C++ spelling onto it).
+__aicore__ void printf(const char *fmt, ...);
+template <typename T>
+__aicore__ void DumpTensor(const LocalTensor<T> &tensor, uint32_t desc, uint32_t dumpSize);
+template <typename T>
+__aicore__ void DumpTensor(const GlobalTensor<T> &tensor, uint32_t desc, uint32_t dumpSize);
+__aicore__ void ascendc_assert(bool condition, const char *fmt = nullptr, ...);
+
 // ---- data movement -----------------------------------------------------------------------------
 // DataCopy: every field in 32-byte blocks. DataCopyPad: blockLen in bytes.
 struct DataCopyParams {
@@ -434,5 +445,10 @@ __aicore__ bool TilingKeyIs(uint64_t key);
     const STRUCT NAME = ::AscendC::ascsim_detail::ReadTilingData<STRUCT>(TILING)
 
 #define TILING_KEY_IS(KEY) (::AscendC::ascsim_detail::TilingKeyIs(KEY))
+
+// AscendC's assert takes an optional format and arguments after the condition.
+#undef assert
+#define assert(...) (::AscendC::ascendc_assert(__VA_ARGS__))
+#define PRINTF ::AscendC::printf
 
 #endif  // ASCSIM_KERNEL_OPERATOR_H

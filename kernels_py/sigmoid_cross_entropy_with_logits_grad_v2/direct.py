@@ -98,5 +98,6 @@ def run_kernel(predict: np.ndarray, target: np.ndarray, dout: np.ndarray,
     workspace = np.zeros(t.workspace, dtype=np.uint8)
     run = launch(kernel_entry(OP_TYPE), t.block_dim, predict, arrays["target"], arrays["dout"],
                  arrays["weight"], arrays["pos_weight"], gradient, workspace, tiling=t.data,
-                 tiling_key=t.tiling_key, profile=profile, sanitize=sanitize, threads=threads)
+                 tiling_key=t.tiling_key, profile=profile, sanitize=sanitize, threads=threads,
+                 outputs=(5,))
     return gradient, run

@@ -6,6 +6,7 @@ template variants. An absent optional input arrives as a null GM_ADDR and is nev
 """
 
 from ascsim.ascendc import *
+from ascsim.ascendc import kernel_sync
 
 from .sigmoid_cross_entropy_with_logits_grad_v2_kernel import (
     KernelSigmoidCrossEntropyWithLogitsGradV2,
@@ -36,6 +37,7 @@ def RunVariant(T, predict, target, dout, weight, posWeight, gradient, tilingData
         op.Process()
 
 
+@kernel_sync("auto")  # CANN's default: the compiler inserts the V->V and scalar syncs
 def sigmoid_cross_entropy_with_logits_grad_v2(predict, target, dout, weight, posWeight, gradient,
                                               workspace, tiling):
     tilingData = GET_TILING_DATA(tiling)

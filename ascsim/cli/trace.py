@@ -1,0 +1,41 @@
+"""`ascsim trace <op> --core N [--values]`: one core's instruction log, with the operand
+addresses of every instruction, its kernels_py line and mirrored kernels_cpp line, and with
+--values the first elements of each operand (captured for that core only while it runs)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..sanitizer.trace import capture, format_trace
+from .run import _add_op_options, add_common, prepare
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser("trace", help="a core's instruction log with operands",
+                       description="Run an operator on random inputs and print the instruction "
+                                   "log of one core: serialNo, pipe, instruction, operand "
+                                   "ranges, source lines, and with --values the first "
+                                   "elements of every operand.")
+    add_common(p)
+    p.add_argument("--core", type=int, default=0, help="the core to trace (default 0)")
+    p.add_argument("--values", nargs="?", type=int, const=8, default=0, metavar="K",
+                   help="show the first K elements of each operand (default K = 8)")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="print at most N instructions")
+    _add_op_options(p)
+    return p
+
+
+def main(args: argparse.Namespace) -> int:
+    runner, shape, dtype, inputs = prepare(args)
+    with capture(args.core, args.values):
+        _, run = runner.run(inputs, args, profile=args.profile, threads=args.threads)
+    if run is None:
+        print(f"ascsim trace {args.op}: empty input, nothing launched")
+        return 0
+    if not 0 <= args.core < run.block_dim:
+        print(f"ascsim trace {args.op}: --core {args.core} is outside the launch's "
+              f"{run.block_dim} core(s)")
+        return 2
+    print(format_trace(run.cores[args.core], args.limit))
+    return 0

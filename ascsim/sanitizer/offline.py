@@ -1,0 +1,351 @@
+"""The analyses that run after the cores: racecheck, initcheck and the queue-state check (the
+numba pass of passes.py), synccheck's end-of-kernel and redundancy checks, the reserved-UB check
+and the multi-core checks. Each turns what it found into `Finding`s with both source
+positions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..core import PIPE_NAMES, CoreState
+from ..errors import (
+    MultiCoreError,
+    OutOfRangeError,
+    QueueStateError,
+    RaceError,
+    SyncError,
+    UninitialisedError,
+)
+from ..registry import REGISTRY
+from ..source import describe_position
+from ..sync import EVENT_PIPES, flag_name
+from . import passes as ps
+from .encode import Encoded, encode_core
+from .finding import ERROR, WARNING, Finding, FindingAccess
+from .online import Session
+
+if TYPE_CHECKING:
+    from ..runtime import Run
+
+__all__ = ["analyse_run"]
+
+_HAZARD = {ps.EV_RAW: "RAW", ps.EV_WAR: "WAR", ps.EV_WAW: "WAW"}
+
+
+class _Positions:
+    """Record -> (instruction, pipe, kernels_py, kernels_cpp), decoded once per record."""
+
+    def __init__(self, core: CoreState) -> None:
+        self.core = core
+        self.cache: dict[int, tuple[str, str, str | None, str | None]] = {}
+
+    def __call__(self, rec: int) -> tuple[str, str, str | None, str | None]:
+        hit = self.cache.get(rec)
+        if hit is None:
+            r = self.core.records[rec]
+            py, cpp = (describe_position(r[2], r[3]) if r[2] is not None else ("<ascsim>", None))
+            hit = self.cache[rec] = (REGISTRY[r[0]].name, PIPE_NAMES[r[1]], py, cpp)
+        return hit
+
+    def access(self, rec: int, write: bool, start: int | None = None,
+               end: int | None = None) -> FindingAccess:
+        name, pipe, py, cpp = self(rec)
+        return FindingAccess(self.core.block_idx, rec, name, pipe, write, py, cpp, start, end)
+
+
+def _memory_name(core: CoreState, mem: int) -> str:
+    if mem == 0:
+        return "UB"
+    buf = core.gm[mem] if mem < len(core.gm) else None
+    return f"GM {buf.name}" if buf is not None else f"GM #{mem}"
+
+
+def _finding(pos: _Positions, rec: int, **kw: Any) -> Finding:
+    name, pipe, py, cpp = pos(rec)
+    return Finding(core=pos.core.block_idx, serial=rec, instruction=name, pipe=pipe, py=py,
+                   cpp=cpp, **kw)
+
+
+def _pass(core: CoreState, enc: Encoded, session: Session
+          ) -> tuple[np.ndarray, int, np.ndarray]:
+    ub = core.profile.ub_bytes
+    memsize = np.array([ub] + [0 if b is None else b.nbytes for b in core.gm[1:]], np.int64)
+    nmem = len(memsize)
+    is_output = np.zeros(nmem, np.bool_)
+    for mem in session.outputs:
+        if 0 < mem < nmem:
+            is_output[mem] = True
+    m = enc.size
+    counts = np.bincount(enc.am, minlength=nmem)[:nmem] if enc.am.size else np.zeros(nmem, int)
+    caps = 2 * (counts + enc.subranges) + 4
+    caps = np.minimum(caps, memsize + 2).astype(np.int64)
+    ev = np.zeros((min(max(4096, 2 * m), 200_000), ps.EV_COLS), np.int64)
+    evn = np.zeros(2, np.int64)
+    gw_cap = int(np.count_nonzero((enc.am != 0) & ((enc.af & 1) != 0))) + 1
+    executed = np.zeros(m, np.uint8)
+    ps.analyse_core(enc.order, enc.cls, enc.pipe, enc.count, enc.dsz, enc.par, enc.aoff,
+                    enc.af, enc.am, enc.ast, enc.aen, enc.P, memsize, is_output,
+                    session.sync_mode == "auto", ub, caps, enc.bstart, enc.bend, enc.bque, ev,
+                    evn, gw_cap, executed)
+    return ev[:evn[0]], int(evn[1]), executed.astype(np.bool_)
+
+
+def _event_findings(core: CoreState, enc: Encoded, ev: np.ndarray, dropped: int,
+                    session: Session, pos: _Positions) -> list[Finding]:
+    out: list[Finding] = []
+    manual = session.sync_mode == "manual"
+    for row in ev.tolist():
+        typ, rec, other, mem, lo, hi, p, op, x, y = row
+        memory = _memory_name(core, mem)
+        if typ in _HAZARD:
+            hz = _HAZARD[typ]
+            cur_write = typ != ps.EV_RAW
+            other_write = typ != ps.EV_WAR
+            cur, prev = PIPE_NAMES[p], PIPE_NAMES[op]
+            if p == op:
+                fix = (f"needs PipeBarrier<PIPE_{cur}> between them" + (
+                    " (the kernel is declared manual-sync: no compiler-inserted barriers)"
+                    if manual and cur == "V" else ""))
+            else:
+                fix = f"needs SetFlag/WaitFlag from PIPE_{prev} to PIPE_{cur} between them"
+            verb = "writes" if cur_write else "reads"
+            pverb = "writes" if other_write else "reads"
+            msg = (f"Potential {hz} hazard: PIPE_{cur} {verb} {memory} bytes [{lo}, {hi}) that "
+                   f"PIPE_{prev} {pverb} earlier with no happens-before order; {fix}")
+            out.append(_finding(pos, rec, kind="racecheck", severity=ERROR,
+                                check=f"{hz} hazard", message=msg, memory=memory, start=lo,
+                                end=hi, write=cur_write,
+                                other=pos.access(other, other_write, lo, hi), error=RaceError))
+        elif typ == ps.EV_UNINIT_OUT:
+            first = ""
+            other_acc = None
+            if other >= 0:
+                name, _, py, _ = pos(other)
+                first = f"; they were first read by {name} (serialNo:{other}) at {py}"
+                other_acc = pos.access(other, False)
+            msg = (f"uninitialised data reaches {memory} bytes [{lo}, {hi}): UB bytes [{x}, {y}) "
+                   "hold bytes never written since their buffer was allocated (or the dummy "
+                   f"bytes of a DataCopyPad){first}")
+            out.append(_finding(pos, rec, kind="initcheck", severity=ERROR,
+                                check="uninitialised value reaches GM", message=msg,
+                                memory=memory, start=lo, end=hi, write=True, other=other_acc,
+                                error=UninitialisedError))
+        elif typ == ps.EV_UNINIT_SCALAR:
+            msg = (f"GetValue reads UB bytes [{lo}, {hi}) never written since their buffer was "
+                   "allocated")
+            out.append(_finding(pos, rec, kind="initcheck", severity=WARNING,
+                                check="uninitialised scalar read", message=msg, memory=memory,
+                                start=lo, end=hi, write=False, error=UninitialisedError))
+        elif typ == ps.EV_GM_UNWRITTEN:
+            msg = (f"reads output bytes [{lo}, {hi}) of {memory} that this core has not written "
+                   "(no write is ordered before this read: their contents are undefined)")
+            out.append(_finding(pos, rec, kind="initcheck", severity=ERROR,
+                                check="read of unwritten output", message=msg, memory=memory,
+                                start=lo, end=hi, write=False, error=UninitialisedError))
+        elif typ == ps.EV_USE_FREE:
+            info = enc.buffers[x]
+            if y:
+                check, when = "use after FreeTensor", "after FreeTensor gave it back"
+            else:
+                check, when = "use before AllocTensor", "before any AllocTensor took it"
+            msg = (f"accesses UB bytes [{lo}, {hi}) of queue buffer {info.name} "
+                   f"[{info.start}, {info.end}) {when}")
+            out.append(_finding(pos, rec, kind="memcheck", severity=ERROR, check=check,
+                                message=msg, memory=f"UB ({info.name})", start=lo, end=hi,
+                                error=QueueStateError))
+    if dropped:
+        out.append(Finding(kind="racecheck", severity=WARNING, check="records undetected",
+                           message=f"{dropped} more event(s) were not recorded (limit reached)",
+                           core=core.block_idx))
+    return out
+
+
+def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
+    out: list[Finding] = []
+    explicit = enc.count == 0
+    is_set = (enc.cls == ps.C_SET) & explicit
+    is_wait = (enc.cls == ps.C_WAIT) & explicit
+    # SetFlags nobody waited for: they leak into the next kernel on this core
+    aborted = core.sanitizer is not None and core.sanitizer.aborted
+    if not aborted:
+        for flag in [f for f, v in enumerate(core.flags) if v]:
+            idx = np.flatnonzero(is_set & (enc.par == flag))
+            if not idx.size:
+                continue  # set by a queue call: the framework owns it
+            rec = int(idx[-1])
+            src, dst = EVENT_PIPES.get(flag >> 3, (0, 0))
+            msg = (f"Unpaired SetFlag<{flag_name(flag)}> from PIPE_{PIPE_NAMES[src]} to "
+                   f"PIPE_{PIPE_NAMES[dst]}: still set when the kernel ended (it leaks into "
+                   "the next kernel on this core)")
+            out.append(_finding(pos, rec, kind="synccheck", severity=WARNING,
+                                check="unpaired SetFlag", message=msg, error=SyncError))
+    # the same SetFlag (WaitFlag) twice in a row on its pipe: the second adds nothing
+    for p in range(4):
+        on = np.flatnonzero(enc.pipe == p)
+        if on.size < 2:
+            continue
+        a, b = on[:-1], on[1:]
+        same = (enc.par[a] == enc.par[b]) & (
+            (is_set[a] & is_set[b]) | (is_wait[a] & is_wait[b]))
+        for i in b[same].tolist():
+            what = "SetFlag" if is_set[i] else "WaitFlag"
+            msg = (f"Redundant {what}<{flag_name(int(enc.par[i]))}>: the same {what} came "
+                   f"just before it on PIPE_{PIPE_NAMES[p]} with nothing in between")
+            out.append(_finding(pos, i, kind="synccheck", severity=WARNING,
+                                check="redundant sync", message=msg, error=SyncError))
+    return out
+
+
+def _reserved_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
+    """The library's temp write (Select on A2) landing in a user buffer."""
+    tmp = core.profile.tmp_ub_offset
+    users = [b for b in enc.buffers if b.end > tmp]
+    if not users:
+        return []
+    out: list[Finding] = []
+    for i in np.flatnonzero(enc.cls == ps.C_SELECT).tolist():
+        a = int(enc.aoff[i]) + ps.SELECT_LIB_ACCESS
+        lo, hi = int(enc.ast[a]), int(enc.aen[a])
+        for b in users:
+            if b.start < hi and lo < b.end:
+                msg = (f"the library's temp write of {pos(i)[0]} at UB [{lo}, {hi}) lands in "
+                       f"user buffer {b.name} [{b.start}, {b.end}), which is placed over the "
+                       f"region [{tmp}, {core.profile.ub_bytes}) reserved for library temp "
+                       "data: whatever the kernel keeps there is overwritten")
+                out.append(_finding(pos, i, kind="memcheck", severity=ERROR,
+                                    check="buffer over reserved UB", message=msg,
+                                    memory=f"UB ({b.name})", start=max(lo, b.start),
+                                    end=min(hi, b.end), write=True, error=OutOfRangeError))
+    return out
+
+
+def _gm_accesses(core: CoreState, enc: Encoded, executed: np.ndarray) -> np.ndarray:
+    """(mem, lo, hi, core, record, write) rows of the core's executed GM accesses, clipped."""
+    rec = np.repeat(np.arange(enc.size), np.diff(enc.aoff))
+    sel = (enc.am != 0) & executed[rec]
+    if not sel.any():
+        return np.zeros((0, 6), np.int64)
+    rec = rec[sel]
+    mem = enc.am[sel]
+    size = np.array([0] + [0 if b is None else b.nbytes for b in core.gm[1:]], np.int64)
+    lo = np.maximum(enc.ast[sel], 0)
+    hi = np.minimum(enc.aen[sel], size[mem])
+    keep = (hi > lo) & (enc.cls[rec] >= ps.C_GET)
+    rows = np.stack([mem, lo, hi, np.full(mem.size, core.block_idx), rec,
+                     (enc.af[sel] & 1)], axis=1)
+    return rows[keep]
+
+
+def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
+                        positions: list[_Positions]) -> list[Finding]:
+    out: list[Finding] = []
+    rows = np.concatenate(gm_rows) if gm_rows else np.zeros((0, 6), np.int64)
+    cores = run.cores
+    for mem in np.unique(rows[:, 0]).tolist() if rows.size else []:
+        sub = rows[rows[:, 0] == mem]
+        sub = sub[np.lexsort((sub[:, 2], sub[:, 1]))]
+        name = _memory_name(cores[0], mem)
+        pairs: dict[tuple[int, int, bool], list[int]] = {}
+        active: list[list[int]] = []
+        for r in sub.tolist():
+            _, lo, hi, c, rec, w = r
+            active = [a for a in active if a[2] > lo]
+            for a in active:
+                if a[3] == c or not (w or a[5]):
+                    continue
+                first, second = (a, r) if a[3] < c else (r, a)
+                both = bool(first[5] and second[5])
+                key = (first[3], second[3], both)
+                s, e = max(lo, a[1]), min(hi, a[2])
+                hit = pairs.get(key)
+                if hit is None:
+                    pairs[key] = [s, e, first[4], second[4], first[5], second[5]]
+                else:
+                    hit[0], hit[1] = min(hit[0], s), max(hit[1], e)
+            active.append(r)
+        for (ca, cb, both), (s, e, ra, rb, wa, _wb) in sorted(pairs.items()):
+            pa, pb = positions[ca], positions[cb]
+            if both:
+                msg = (f"cores {ca} and {cb} both write {name} bytes [{s}, {e}) (no atomics, "
+                       "no inter-core sync): the result depends on which core finishes last")
+                out.append(_finding(pb, rb, kind="multicore", severity=ERROR,
+                                    check="multi-core write overlap", message=msg, memory=name,
+                                    start=s, end=e, write=True,
+                                    other=pa.access(ra, True, s, e), error=MultiCoreError))
+            else:
+                wcore, rcore = (ca, cb) if wa else (cb, ca)
+                wrec, rrec = (ra, rb) if wa else (rb, ra)
+                msg = (f"core {rcore} reads {name} bytes [{s}, {e}) that core {wcore} writes; "
+                       "cores are not ordered, so it may read either value")
+                out.append(_finding(positions[rcore], rrec, kind="multicore", severity=WARNING,
+                                    check="multi-core read/write overlap", message=msg,
+                                    memory=name, start=s, end=e, write=False,
+                                    other=positions[wcore].access(wrec, True, s, e),
+                                    error=MultiCoreError))
+    # coverage of the outputs
+    for mem in sorted(session.outputs):
+        buf = cores[0].gm[mem] if mem < len(cores[0].gm) else None
+        if buf is None or buf.nbytes == 0:
+            continue
+        w = rows[(rows[:, 0] == mem) & (rows[:, 5] != 0)] if rows.size else rows
+        gaps = _gaps(w[:, 1], w[:, 2], buf.nbytes)
+        if not gaps:
+            continue
+        total = sum(e - s for s, e in gaps)
+        shown = ", ".join(f"[{s}, {e})" for s, e in gaps[:8]) + (
+            f" and {len(gaps) - 8} more" if len(gaps) > 8 else "")
+        msg = (f"{total} byte(s) of output {buf.name} ({buf.nbytes} bytes) are written by no "
+               f"core: {shown}")
+        # point at the store that ends where the first gap starts (or starts where it ends)
+        g0, g1 = gaps[0]
+        near = w[w[:, 2] == g0] if w.size else w
+        if not near.size and w.size:
+            near = w[w[:, 1] == g1]
+        if near.size:
+            c, rec = int(near[-1, 3]), int(near[-1, 4])
+            msg += (f"; the first gap starts next to the store of core {c} shown here")
+            out.append(_finding(positions[c], rec, kind="multicore", severity=ERROR,
+                                check="output not covered", message=msg,
+                                memory=f"GM {buf.name}", start=g0, end=g1, write=True,
+                                error=MultiCoreError))
+        else:
+            out.append(Finding(kind="multicore", severity=ERROR, check="output not covered",
+                               message=msg, memory=f"GM {buf.name}", start=g0, end=g1,
+                               write=True, error=MultiCoreError))
+    return out
+
+
+def _gaps(lo: np.ndarray, hi: np.ndarray, size: int) -> list[tuple[int, int]]:
+    order = np.argsort(lo, kind="stable")
+    gaps: list[tuple[int, int]] = []
+    reach = 0
+    for s, e in zip(lo[order].tolist(), hi[order].tolist(), strict=True):
+        if s > reach:
+            gaps.append((reach, s))
+        reach = max(reach, e)
+    if reach < size:
+        gaps.append((reach, size))
+    return gaps
+
+
+def analyse_run(run: Run, session: Session) -> list[Finding]:
+    """Every offline finding of a finished launch, core by core, then across cores."""
+    findings: list[Finding] = []
+    gm_rows: list[np.ndarray] = []
+    positions: list[_Positions] = []
+    for core in run.cores:
+        enc = encode_core(core)
+        pos = _Positions(core)
+        positions.append(pos)
+        if enc.size:
+            ev, dropped, executed = _pass(core, enc, session)
+            findings += _event_findings(core, enc, ev, dropped, session, pos)
+            findings += _sync_findings(core, enc, pos)
+            findings += _reserved_findings(core, enc, pos)
+            gm_rows.append(_gm_accesses(core, enc, executed))
+    findings += _multicore_findings(run, session, gm_rows, positions)
+    for f in findings:
+        f.kernel = session.kernel_name
+    return findings

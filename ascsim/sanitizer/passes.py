@@ -1,0 +1,727 @@
+"""The offline pass over one core's encoded records (numba): racecheck with vector clocks,
+initcheck with taint propagation, and the queue-state check, emitting events that
+offline.py turns into findings.
+
+Clocks. Each pipe q keeps K[q][p]: the number of pipe-p instructions known to have finished
+before q's next instruction starts. An instruction on p is stamped with its epoch (its rank on
+p); an earlier access (p, c) happens before an access on q iff K[q][p] >= c. SetFlag on p
+captures K[p] with K[p][p] = epoch (it fires when all earlier work on p is done), WaitFlag on q
+joins that into K[q] (on the scalar pipe into every pipe: the scalar unit stops issuing),
+PipeBarrier<P> sets K[P][P] to P's epoch, PIPE_ALL does that for every pipe. Scalar
+instructions complete in order. Instructions after a WaitFlag whose SetFlag comes later in
+program order wait in their pipe's backlog and run when it is set, as in the simulator, so the
+shadow state sees accesses in execution order. In auto-sync mode the compiler's V->V barriers
+and S<->pipe syncs are taken as present.
+
+Taint: see shadow.py. Every vector instruction propagates it element by element from source
+element i to destination element i (Compare into bit i, Select from mask bit i and the
+sources, And/Or/Not bit by bit, copies byte by byte); the per-element work only runs when a
+source actually holds uninitialised bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..instructions.cmpsel import SELECT_TMP_ACCESS as SELECT_LIB_ACCESS
+from .shadow import (
+    FRESH,
+    NST,
+    R_EPOCH,
+    R_REC,
+    W_EPOCH,
+    W_PIPE,
+    W_REC,
+    seg_find,
+    seg_merge,
+    seg_split,
+    t_any,
+    t_clean,
+    t_get,
+    t_mark,
+    t_origin,
+    t_read,
+    t_set,
+)
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+# analysis classes of records
+C_NONE, C_SET, C_WAIT, C_BARRIER = 0, 1, 2, 3
+C_QALLOC, C_QENQUE, C_QDEQUE, C_QFREE = 4, 5, 6, 7
+C_GET, C_PUT, C_ELEM, C_BITWISE, C_CAST, C_COMPARE, C_SELECT, C_COPY, C_GENERIC = (
+    8, 9, 10, 11, 12, 13, 14, 15, 16)
+
+# event types
+EV_RAW, EV_WAR, EV_WAW, EV_UNINIT_OUT, EV_UNINIT_SCALAR, EV_GM_UNWRITTEN, EV_USE_FREE = (
+    1, 2, 3, 4, 5, 6, 7)
+EV_COLS = 10
+
+S, V = 0, 1
+PIPE_ALL = 4
+W_FLAG, STRIDED_FLAG = 1, 2
+# P columns: copies
+P_BLOCKS, P_BLEN, P_SPITCH, P_DPITCH, P_LEFT, P_RIGHT, P_PADDED, P_ISPAD = 0, 1, 2, 3, 4, 5, 6, 7
+# P columns: high-dimension vector forms
+P_MLO, P_MHI, P_BLK, P_REP, P_REPEAT = 0, 1, 2, 5, 8
+P_COLS = 10
+
+
+@njit(**JIT)
+def _emit(ev, evn, typ, rec, other, mem, lo, hi, p, op, x, y):
+    """Append an event, merging it into an earlier one of the same record, type, other record
+    and memory (one finding per pair of instructions, with the union of the byte ranges)."""
+    n = evn[0]
+    k = n - 1
+    while k >= 0 and k >= n - 16 and ev[k, 1] == rec:
+        if ev[k, 0] == typ and ev[k, 2] == other and ev[k, 3] == mem:
+            ev[k, 4] = min(ev[k, 4], lo)
+            ev[k, 5] = max(ev[k, 5], hi)
+            return
+        k -= 1
+    if n >= ev.shape[0]:
+        evn[1] += 1  # dropped
+        return
+    ev[n, 0] = typ
+    ev[n, 1] = rec
+    ev[n, 2] = other
+    ev[n, 3] = mem
+    ev[n, 4] = lo
+    ev[n, 5] = hi
+    ev[n, 6] = p
+    ev[n, 7] = op
+    ev[n, 8] = x
+    ev[n, 9] = y
+    evn[0] = n + 1
+
+
+@njit(**JIT)
+def _hb(p, c, q, K, auto):
+    if K[q, p] >= c:
+        return True
+    if auto and ((p == V and q == V) or p == S or q == S):
+        return True
+    return False
+
+
+@njit(**JIT)
+def _block_mask(lo, hi, epb):
+    """Bit b set when DataBlock b of a repeat has an enabled element (mask bits lo, hi)."""
+    m = 0
+    for b in range(8):
+        for jj in range(b * epb, (b + 1) * epb):
+            bit = ((lo >> jj) & 1) if jj < 64 else ((hi >> (jj - 64)) & 1) if jj < 128 else 0
+            if bit:
+                m |= 1 << b
+                break
+    return m
+
+
+# ---- racecheck on one byte range -------------------------------------------------------------
+
+@njit(**JIT)
+def _race_check(starts, state, off, nseg, mem, lo, hi, write, q, K, auto, rec, ev, evn):
+    base = off[mem]
+    n = nseg[mem]
+    k = seg_find(starts, base, n, lo)
+    while k < n and starts[base + k] < hi:
+        s = max(lo, starts[base + k])
+        e = hi if k + 1 >= n else min(hi, starts[base + k + 1])
+        row = base + k
+        wp = state[row, W_PIPE]
+        if wp >= 0 and state[row, W_REC] != rec and not _hb(wp, state[row, W_EPOCH], q, K, auto):
+            _emit(ev, evn, EV_WAW if write else EV_RAW, rec, state[row, W_REC], mem, s, e, q, wp,
+                  0, 0)
+        if write:
+            for p in range(4):
+                ep = state[row, R_EPOCH + p]
+                if ep > 0 and state[row, R_REC + p] != rec and not _hb(p, ep, q, K, auto):
+                    _emit(ev, evn, EV_WAR, rec, state[row, R_REC + p], mem, s, e, q, p, 0, 0)
+        k += 1
+
+
+@njit(**JIT)
+def _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, epoch, rec):
+    ka = seg_split(starts, state, off, cap, nseg, mem, lo)
+    if hi < memsize[mem]:
+        kb = seg_split(starts, state, off, cap, nseg, mem, hi)
+    else:
+        kb = nseg[mem]
+    base = off[mem]
+    if ka < 0 or kb < 0:  # map full: update the coarser segments that overlap
+        ka = seg_find(starts, base, nseg[mem], lo)
+        kb = seg_find(starts, base, nseg[mem], hi - 1) + 1
+    for k in range(ka, kb):
+        row = base + k
+        if write:
+            state[row, W_PIPE] = q
+            state[row, W_EPOCH] = epoch
+            state[row, W_REC] = rec
+            for p in range(4):
+                state[row, R_EPOCH + p] = 0
+                state[row, R_REC + p] = -1
+        else:
+            state[row, R_EPOCH + q] = epoch
+            state[row, R_REC + q] = rec
+    seg_merge(starts, state, off, nseg, mem, ka, kb)
+
+
+@njit(**JIT)
+def _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, K, auto,
+                epoch, rec, ev, evn):
+    lo = max(lo, 0)
+    hi = min(hi, memsize[mem])
+    if hi <= lo:
+        return
+    if phase < 2:
+        _race_check(starts, state, off, nseg, mem, lo, hi, write, q, K, auto, rec, ev, evn)
+    else:
+        _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, epoch, rec)
+
+
+@njit(**JIT)
+def _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoch, starts,
+                 state, off, cap, nseg, memsize, ev, evn):
+    """Check then update every access of record j: reads, writes, then the updates (so an
+    in-place instruction does not race with itself)."""
+    c = cls[j]
+    for phase in range(4):
+        want_write = phase == 1 or phase == 3
+        for a in range(aoff[j], aoff[j + 1]):
+            write = (af[a] & W_FLAG) != 0
+            if write != want_write:
+                continue
+            mem = am[a]
+            lo, hi = ast[a], aen[a]
+            strided = (af[a] & STRIDED_FLAG) != 0
+            if strided and c == C_COPY and P[j, P_BLOCKS] > 1:
+                blocks = P[j, P_BLOCKS]
+                if write:
+                    pitch, blen = P[j, P_DPITCH], P[j, P_PADDED]
+                else:
+                    pitch, blen = P[j, P_SPITCH], P[j, P_BLEN]
+                for k in range(blocks):
+                    _race_range(phase, starts, state, off, cap, nseg, memsize, mem,
+                                lo + k * pitch, lo + k * pitch + blen, write, q, K, auto, epoch,
+                                j, ev, evn)
+            elif strided and (c == C_ELEM or c == C_BITWISE):
+                o = a - aoff[j]  # operand: 0 = dst, 1.. sources
+                blk = P[j, P_BLK + min(o, 2)]
+                rep = P[j, P_REP + min(o, 2)]
+                on = _block_mask(P[j, P_MLO], P[j, P_MHI], 32 // dsz[j])
+                if blk == 1 and rep == 8 and on == 0xFF:  # one contiguous range
+                    _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo,
+                                lo + P[j, P_REPEAT] * 256, write, q, K, auto, epoch, j, ev, evn)
+                    continue
+                for r in range(P[j, P_REPEAT]):
+                    rb = lo + r * rep * 32
+                    for b in range(8):  # the DataBlocks with enabled elements
+                        if (on >> b) & 1:
+                            s = rb + b * blk * 32
+                            _race_range(phase, starts, state, off, cap, nseg, memsize, mem, s,
+                                        s + 32, write, q, K, auto, epoch, j, ev, evn)
+            else:
+                _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, write,
+                            q, K, auto, epoch, j, ev, evn)
+
+
+# ---- initcheck -------------------------------------------------------------------------------
+
+@njit(**JIT)
+def _ub_clip(lo, hi, ub):
+    return max(lo, 0), min(hi, ub)
+
+
+@njit(**JIT)
+def _elem_taint(tsum, tb, torig, lo, size, ub, rec):
+    """(tainted, origin) of the element of `size` bytes at UB byte lo (outside UB: clean)."""
+    s, e = _ub_clip(lo, lo + size, ub)
+    if e <= s:
+        return False, -1
+    return t_read(tsum, tb, torig, s, e, rec)
+
+
+@njit(**JIT)
+def _write_elem(tsum, tb, torig, lo, size, ub, tainted, origin):
+    s, e = _ub_clip(lo, lo + size, ub)
+    if e <= s:
+        return
+    if tainted:
+        t_mark(tsum, tb, torig, s, e, origin)
+    else:
+        t_clean(tsum, tb, torig, s, e)
+
+
+@njit(**JIT)
+def _sources_tainted(j, aoff, af, am, ast, aen, first, ub, tsum, tb):
+    for a in range(aoff[j] + first, aoff[j + 1]):
+        if am[a] == 0 and (af[a] & W_FLAG) == 0:
+            s, e = _ub_clip(ast[a], aen[a], ub)
+            if t_any(tsum, tb, s, e):
+                return True
+    return False
+
+
+@njit(**JIT)
+def _elem_offset(jj, epb, blk, rep_base):
+    return rep_base + (jj // epb) * blk * epb + jj % epb
+
+
+@njit(**JIT)
+def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig):
+    a0 = aoff[j]
+    nacc = aoff[j + 1] - a0
+    size = dsz[j]
+    if (af[a0] & STRIDED_FLAG) != 0:
+        # high-dimension form: element jj of repeat r, enabled by the mask
+        epb = 32 // size
+        lo_mask, hi_mask = P[j, P_MLO], P[j, P_MHI]
+        for r in range(P[j, P_REPEAT]):
+            for jj in range(8 * epb):
+                on = ((lo_mask >> jj) & 1) if jj < 64 else ((hi_mask >> (jj - 64)) & 1)
+                if not on:
+                    continue
+                tainted = False
+                origin = -1
+                for o in range(1, nacc):
+                    oo = min(o, 2)
+                    base = ast[a0 + o] // size + r * P[j, P_REP + oo] * epb
+                    e_ = _elem_offset(jj, epb, P[j, P_BLK + oo], base)
+                    t, org = _elem_taint(tsum, tb, torig, e_ * size, size, ub, j)
+                    if t and not tainted:
+                        tainted, origin = True, org
+                base = ast[a0] // size + r * P[j, P_REP] * epb
+                d = _elem_offset(jj, epb, P[j, P_BLK], base)
+                _write_elem(tsum, tb, torig, d * size, size, ub, tainted, origin)
+        return
+    d0, d1 = _ub_clip(ast[a0], aen[a0], ub)
+    if not _sources_tainted(j, aoff, af, am, ast, aen, 1, ub, tsum, tb):
+        t_clean(tsum, tb, torig, d0, d1)
+        return
+    n = count[j]
+    if cls[j] == C_BITWISE:
+        # bit by bit: dst byte i carries the union of the sources' uninitialised bits
+        nb = n * size
+        bits = np.zeros(nb, np.uint8)
+        orig = np.full(nb, -1, np.int64)
+        for o in range(1, nacc):
+            s = ast[a0 + o]
+            for i in range(nb):
+                if 0 <= s + i < ub:
+                    v = t_get(tsum, tb, s + i)
+                    if v:
+                        bits[i] |= v
+                        if orig[i] < 0:
+                            orig[i] = t_origin(tsum, tb, torig, s + i, j)
+        for i in range(nb):
+            if 0 <= ast[a0] + i < ub:
+                t_set(tsum, tb, torig, ast[a0] + i, bits[i], orig[i])
+        return
+    tflag = np.zeros(n, np.bool_)
+    orig = np.full(n, -1, np.int64)
+    for o in range(1, nacc):
+        s = ast[a0 + o]
+        ssz = (aen[a0 + o] - s) // n if n else size
+        for i in range(n):
+            t, org = _elem_taint(tsum, tb, torig, s + i * ssz, ssz, ub, j)
+            if t and not tflag[i]:
+                tflag[i] = True
+                orig[i] = org
+    d = ast[a0]
+    dsize = (aen[a0] - d) // n if n else size
+    for i in range(n):
+        _write_elem(tsum, tb, torig, d + i * dsize, dsize, ub, tflag[i], orig[i])
+
+
+@njit(**JIT)
+def _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig):
+    a0 = aoff[j]
+    d0, d1 = _ub_clip(ast[a0], aen[a0], ub)
+    if not _sources_tainted(j, aoff, af, am, ast, aen, 1, ub, tsum, tb):
+        t_clean(tsum, tb, torig, d0, d1)
+        return
+    size = dsz[j]
+    nbytes = aen[a0] - ast[a0]
+    for k in range(nbytes):
+        val = 0
+        origin = -1
+        for bit in range(8):
+            i = 8 * k + bit
+            for o in range(1, aoff[j + 1] - a0):
+                t, org = _elem_taint(tsum, tb, torig, ast[a0 + o] + i * size, size, ub, j)
+                if t:
+                    val |= 1 << bit
+                    if origin < 0:
+                        origin = org
+        if 0 <= ast[a0] + k < ub:
+            t_set(tsum, tb, torig, ast[a0] + k, np.uint8(val), origin)
+
+
+@njit(**JIT)
+def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, ub, tsum, tb, torig):
+    a0 = aoff[j]
+    mode = par[j]
+    # the library's temp write: the splatted scalar (mode 1) or unknown bytes
+    t0, t1 = _ub_clip(ast[a0 + 1], aen[a0 + 1], ub)
+    if mode == 1:
+        t_clean(tsum, tb, torig, t0, t1)
+    else:
+        t_mark(tsum, tb, torig, t0, t1, -1)
+    d0, d1 = _ub_clip(ast[a0], aen[a0], ub)
+    if not _sources_tainted(j, aoff, af, am, ast, aen, 2, ub, tsum, tb):
+        t_clean(tsum, tb, torig, d0, d1)
+        return
+    size = dsz[j]
+    per_repeat = 256 // size
+    m = ast[a0 + 2]
+    for i in range(count[j]):
+        bit = i % per_repeat if mode == 0 else i
+        tainted = False
+        origin = -1
+        mb = m + bit // 8
+        if 0 <= mb < ub:
+            v = t_get(tsum, tb, mb)
+            if (v >> (bit % 8)) & 1:
+                tainted, origin = True, t_origin(tsum, tb, torig, mb, j)
+        for o in range(3, aoff[j + 1] - a0):
+            t, org = _elem_taint(tsum, tb, torig, ast[a0 + o] + i * size, size, ub, j)
+            if t and not tainted:
+                tainted, origin = True, org
+        _write_elem(tsum, tb, torig, ast[a0] + i * size, size, ub, tainted, origin)
+
+
+@njit(**JIT)
+def _gm_uncovered(gw, gwn, mem, lo, hi):
+    """Bytes of [lo, hi) this core has not written, as a bool mask."""
+    todo = np.ones(hi - lo, np.bool_)
+    for k in range(gwn[0]):
+        if gw[k, 0] == mem:
+            s = max(lo, gw[k, 1])
+            e = min(hi, gw[k, 2])
+            for i in range(s, e):
+                todo[i - lo] = False
+    return todo
+
+
+@njit(**JIT)
+def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
+                torig, gw, gwn, reported, ev, evn):
+    a0 = aoff[j]
+    wa, ra = a0, a0 + 1
+    if (af[a0] & W_FLAG) == 0:
+        wa, ra = a0 + 1, a0
+    dmem, smem = am[wa], am[ra]
+    blocks = P[j, P_BLOCKS]
+    blen = P[j, P_BLEN]
+    left, right, padded = P[j, P_LEFT], P[j, P_RIGHT], P[j, P_PADDED]
+    is_pad = P[j, P_ISPAD] != 0
+    if dmem != 0 and is_output[dmem]:
+        if gwn[0] < gw.shape[0]:
+            k = gwn[0]
+            gw[k, 0] = dmem
+            gw[k, 1] = max(ast[wa], 0)
+            gw[k, 2] = min(aen[wa], memsize[dmem])
+            gwn[0] = k + 1
+    for k in range(blocks):
+        s = ast[ra] + k * P[j, P_SPITCH]
+        d = ast[wa] + k * P[j, P_DPITCH]
+        if dmem == 0:
+            # pads and dummy bytes around the data: uninitialised unless padding was asked for
+            if left:
+                x0, x1 = _ub_clip(d, d + left, ub)
+                if is_pad:
+                    t_clean(tsum, tb, torig, x0, x1)
+                else:
+                    t_mark(tsum, tb, torig, x0, x1, -1)
+            rp = d + left + blen
+            if right and is_pad:
+                x0, x1 = _ub_clip(rp, rp + right, ub)
+                t_clean(tsum, tb, torig, x0, x1)
+                rp += right
+            if d + padded > rp:
+                x0, x1 = _ub_clip(rp, d + padded, ub)
+                t_mark(tsum, tb, torig, x0, x1, -1)
+            dd = d + left
+        else:
+            dd = d
+        if smem == 0:
+            s0, s1 = _ub_clip(s, s + blen, ub)
+            tainted = s1 > s0 and t_any(tsum, tb, s0, s1)
+            if dmem == 0:
+                if not tainted:
+                    x0, x1 = _ub_clip(dd, dd + blen, ub)
+                    t_clean(tsum, tb, torig, x0, x1)
+                else:
+                    # UB -> UB: byte by byte (a snapshot first: the ranges may overlap)
+                    vals = np.zeros(blen, np.uint8)
+                    orgs = np.full(blen, -1, np.int64)
+                    for i in range(blen):
+                        if 0 <= s + i < ub:
+                            v = t_get(tsum, tb, s + i)
+                            if v:
+                                vals[i] = v
+                                orgs[i] = t_origin(tsum, tb, torig, s + i, j)
+                    for i in range(blen):
+                        if 0 <= dd + i < ub:
+                            t_set(tsum, tb, torig, dd + i, vals[i], orgs[i])
+            elif tainted:
+                # uninitialised UB bytes reach GM: report once per first reader
+                first, last, origin = -1, -1, -1
+                for i in range(s0, s1):
+                    if t_get(tsum, tb, i):
+                        org = t_origin(tsum, tb, torig, i, j)
+                        if first < 0:
+                            first = i
+                            origin = org
+                        last = i
+                if origin < 0 or not reported[origin]:
+                    if origin >= 0:
+                        reported[origin] = 1
+                    g0 = dd + (first - s)
+                    _emit(ev, evn, EV_UNINIT_OUT, j, origin, dmem, g0, g0 + last - first + 1,
+                          pipe[j], 0, first, last + 1)
+        else:
+            # GM -> UB: bytes outside the buffer (already reported) or output bytes this core
+            # has not written arrive uninitialised
+            g0, g1 = max(s, 0), min(s + blen, memsize[smem])
+            clean_all = g0 == s and g1 == s + blen and not is_output[smem]
+            if clean_all:
+                x0, x1 = _ub_clip(dd, dd + blen, ub)
+                t_clean(tsum, tb, torig, x0, x1)
+            else:
+                todo = np.zeros(blen, np.bool_)
+                for i in range(blen):
+                    todo[i] = not (g0 <= s + i < g1)
+                if is_output[smem] and g1 > g0:
+                    unw = _gm_uncovered(gw, gwn, smem, g0, g1)
+                    first, last = -1, -1
+                    for i in range(g1 - g0):
+                        if unw[i]:
+                            todo[g0 - s + i] = True
+                            if first < 0:
+                                first = i
+                            last = i
+                    if first >= 0:
+                        reported[j] = 1
+                        _emit(ev, evn, EV_GM_UNWRITTEN, j, -1, smem, g0 + first, g0 + last + 1,
+                              pipe[j], 0, 0, 0)
+                else:
+                    reported[j] = 1  # out-of-range bytes: memcheck has reported them
+                for i in range(blen):
+                    if 0 <= dd + i < ub:
+                        if todo[i]:
+                            t_set(tsum, tb, torig, dd + i, np.uint8(0xFF), j)
+                        else:
+                            t_set(tsum, tb, torig, dd + i, np.uint8(0), -1)
+
+
+@njit(**JIT)
+def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, is_output,
+                  ub, tsum, tb, torig, gw, gwn, reported, ev, evn):
+    c = cls[j]
+    a0 = aoff[j]
+    if c == C_ELEM or c == C_BITWISE or c == C_CAST:
+        _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig)
+    elif c == C_COMPARE:
+        _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig)
+    elif c == C_SELECT:
+        _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, ub, tsum, tb, torig)
+    elif c == C_COPY:
+        _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
+                    torig, gw, gwn, reported, ev, evn)
+    elif c == C_QALLOC:
+        s, e = _ub_clip(ast[a0], aen[a0], ub)
+        t_mark(tsum, tb, torig, s, e, -1)
+    elif c == C_GET:
+        mem = am[a0]
+        if mem == 0:
+            s, e = _ub_clip(ast[a0], aen[a0], ub)
+            t, origin = t_read(tsum, tb, torig, s, e, j)
+            if t:
+                _emit(ev, evn, EV_UNINIT_SCALAR, j, origin, 0, s, e, pipe[j], 0, 0, 0)
+        elif is_output[mem]:
+            g0, g1 = max(ast[a0], 0), min(aen[a0], memsize[mem])
+            if g1 > g0:
+                unw = _gm_uncovered(gw, gwn, mem, g0, g1)
+                if unw.any():
+                    _emit(ev, evn, EV_GM_UNWRITTEN, j, -1, mem, g0, g1, pipe[j], 0, 0, 0)
+    elif c == C_PUT or c == C_GENERIC:
+        for a in range(a0, aoff[j + 1]):
+            if af[a] & W_FLAG:
+                mem = am[a]
+                if mem == 0:
+                    s, e = _ub_clip(ast[a], aen[a], ub)
+                    t_clean(tsum, tb, torig, s, e)
+                elif is_output[mem] and gwn[0] < gw.shape[0]:
+                    k = gwn[0]
+                    gw[k, 0] = mem
+                    gw[k, 1] = max(ast[a], 0)
+                    gw[k, 2] = min(aen[a], memsize[mem])
+                    gwn[0] = k + 1
+
+
+# ---- the pass --------------------------------------------------------------------------------
+
+@njit(**JIT)
+def _join(K, q, clk):
+    for p in range(4):
+        if clk[p] > K[q, p]:
+            K[q, p] = clk[p]
+
+
+@njit(**JIT)
+def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, is_output, auto,
+             ub, K, nep, flagset, flagclk, pend, starts, state, off, cap, nseg, tsum, tb, torig,
+             gw, gwn, reported, ev, evn, executed):
+    """Run record j on its pipe; returns the pipe a SetFlag released (or -1)."""
+    executed[j] = 1
+    c = cls[j]
+    q = pipe[j]
+    if q == PIPE_ALL:  # PipeBarrier<PIPE_ALL>: every pipe drains
+        for r in range(4):
+            for p in range(4):
+                if nep[p] > K[r, p]:
+                    K[r, p] = nep[p]
+        return -1
+    nep[q] += 1
+    epoch = nep[q]
+    released = -1
+    if c == C_SET:
+        f = par[j]
+        clk = K[q].copy()
+        clk[q] = epoch
+        if not flagset[f]:
+            flagset[f] = 1
+            flagclk[f, :] = clk
+            for r in range(4):
+                if pend[r] == f:
+                    pend[r] = -1
+                    flagset[f] = 0
+                    _join(K, r, clk)
+                    released = r
+                    break
+    elif c == C_WAIT:
+        f = par[j]
+        if flagset[f]:
+            flagset[f] = 0
+            if q == S:
+                for r in range(4):
+                    _join(K, r, flagclk[f])
+            else:
+                _join(K, q, flagclk[f])
+        elif q != S:
+            pend[q] = f  # the pipe stalls until the SetFlag (the scalar case is a deadlock)
+    elif c == C_BARRIER:
+        bp = par[j]
+        if 0 <= bp < 4 and nep[bp] > K[bp, bp]:
+            K[bp, bp] = nep[bp]
+    elif c >= C_GET or c == C_QALLOC:
+        if c != C_QALLOC:
+            _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoch,
+                         starts, state, off, cap, nseg, memsize, ev, evn)
+        _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize,
+                      is_output, ub, tsum, tb, torig, gw, gwn, reported, ev, evn)
+    if q == S:
+        K[S, S] = nep[S]  # the scalar unit completes in order
+    return released
+
+
+@njit(**JIT)
+def _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, evn):
+    """Issue order: a UB access to a queue buffer that is free (never allocated, or freed)."""
+    m = cls.shape[0]
+    nb = bstart.shape[0]
+    state = np.zeros(nb, np.int64)
+    freed = np.zeros(nb, np.int64)
+    for b in range(nb):
+        if not bque[b]:
+            state[b] = 1
+    for j in range(m):
+        c = cls[j]
+        if c == C_QALLOC:
+            state[par[j]] = 1
+        elif c == C_QENQUE:
+            state[par[j]] = 2
+        elif c == C_QDEQUE:
+            state[par[j]] = 3
+        elif c == C_QFREE:
+            state[par[j]] = 0
+            freed[par[j]] = 1
+        elif c >= C_GET:
+            for a in range(aoff[j], aoff[j + 1]):
+                if am[a] != 0 or (c == C_SELECT and a - aoff[j] == SELECT_LIB_ACCESS):
+                    continue
+                lo, hi = max(ast[a], 0), min(aen[a], ub)
+                for b in range(nb):
+                    if bstart[b] < hi and lo < bend[b] and bque[b] and state[b] == 0:
+                        _emit(ev, evn, EV_USE_FREE, j, -1, 0, max(lo, bstart[b]),
+                              min(hi, bend[b]), 0, 0, b, freed[b])
+
+
+@njit(**JIT)
+def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize,
+                 is_output, auto, ub, caps, bstart, bend, bque, ev, evn, gw_cap, executed):
+    """The whole offline pass of one core; events go to ev (evn[0] of them, evn[1] dropped);
+    executed[j] = 1 for every record that ran (a deadlocked pipe's backlog never does)."""
+    m = cls.shape[0]
+    _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, evn)
+    nmem = memsize.shape[0]
+    # segment maps
+    off = np.zeros(nmem, np.int64)
+    for k in range(1, nmem):
+        off[k] = off[k - 1] + caps[k - 1]
+    total = off[nmem - 1] + caps[nmem - 1]
+    starts = np.zeros(total, np.int64)
+    state = np.zeros((total, NST), np.int64)
+    for r in range(total):
+        state[r, W_PIPE] = -1
+        for p in range(4):
+            state[r, R_REC + p] = -1
+    nseg = np.ones(nmem, np.int64)
+    # clocks and flags
+    K = np.zeros((4, 4), np.int64)
+    nep = np.zeros(4, np.int64)
+    flagset = np.zeros(64 * 8, np.int64)
+    flagclk = np.zeros((64 * 8, 4), np.int64)
+    pend = np.full(4, -1, np.int64)
+    # taint
+    tsum = np.full((ub + 31) // 32, FRESH, np.uint8)  # UB at kernel start: never written
+    tb = np.zeros(ub, np.uint8)
+    torig = np.zeros(ub, np.int64)
+    gw = np.zeros((gw_cap, 3), np.int64)
+    gwn = np.zeros(1, np.int64)
+    reported = np.zeros(m, np.uint8)
+    # per-pipe backlogs of records issued to a stalled pipe
+    backlog = np.zeros((4, m), np.int64)
+    head = np.zeros(4, np.int64)
+    tail = np.zeros(4, np.int64)
+    stack = np.zeros(64, np.int64)
+    for idx in range(m):
+        j = order[idx]
+        q = pipe[j]
+        if q < 4 and (pend[q] >= 0 or head[q] < tail[q]):
+            backlog[q, tail[q]] = j
+            tail[q] += 1
+            continue
+        r = _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize,
+                     is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off,
+                     caps, nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed)
+        sp = 0
+        if r >= 0:
+            stack[0] = r
+            sp = 1
+        while sp > 0:
+            p = stack[sp - 1]
+            if head[p] < tail[p] and pend[p] < 0:
+                jj = backlog[p, head[p]]
+                head[p] += 1
+                r2 = _execute(jj, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P,
+                              memsize, is_output, auto, ub, K, nep, flagset, flagclk, pend,
+                              starts, state, off, caps, nseg, tsum, tb, torig, gw, gwn,
+                              reported, ev, evn, executed)
+                if r2 >= 0 and sp < stack.shape[0]:
+                    stack[sp] = r2
+                    sp += 1
+            else:
+                sp -= 1

@@ -1,0 +1,2 @@
+"""The sanitizer's bug corpus: deliberately broken kernels, each with the findings it must
+produce (kind, check, kernel line). tests/test_sanitizer_bugs.py runs them all."""

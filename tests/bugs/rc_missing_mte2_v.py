@@ -1,0 +1,24 @@
+# ruff: noqa: F403, F405, UP018  (kernel code: the AscendC surface by star import)
+"""racecheck: the vector pipe reads a tile MTE2 is still copying in (no SetFlag/WaitFlag
+MTE2_V between them): RAW between pipes."""
+
+from ascsim.ascendc import *
+
+from ._corpus import Expect, calc_buffer, f32, gm, launch
+
+EXPECT = [Expect("racecheck", "RAW")]
+STRICT = "RaceError"
+
+
+def kernel(x, out):
+    pipe, buf = calc_buffer(2048)
+    t = buf.Get[float]()
+    DataCopy(t, gm(x, float), 256)
+    Muls(t, t, 2.0, 256)  # BUG: MTE2 may not have finished
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(gm(out, float), t, 256)
+
+
+def run(sanitize="check"):
+    return launch(kernel, f32(256), f32(256), outputs=(1,), sanitize=sanitize)

@@ -1,0 +1,71 @@
+"""The bug corpus (tests/bugs/): every broken kernel is reported with the right kind, check,
+severity and kernel line, and strict mode raises the right SimulationError subclass."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import bugs as corpus
+import pytest
+
+import ascsim.errors as errors
+from ascsim.sanitizer import Finding
+
+MODULES = sorted(m.name for m in pkgutil.iter_modules(corpus.__path__)
+                 if not m.name.startswith("_"))
+
+
+def _module(name: str):
+    return importlib.import_module(f"bugs.{name}")
+
+
+def _describe(findings: list[Finding]) -> str:
+    return "\n".join(f"  {f.severity} {f.kind}: {f.check} at {f.py} ({f.instruction})"
+                     for f in findings) or "  (no findings)"
+
+
+def test_the_corpus_is_large_enough():
+    expectations = sum(len(_module(name).EXPECT) for name in MODULES)
+    assert len(MODULES) >= 20 and expectations >= 25
+    kinds = {e.kind for name in MODULES for e in _module(name).EXPECT}
+    assert kinds >= {"memcheck", "racecheck", "synccheck", "initcheck", "multicore", "assert"}
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_bug_is_found_at_its_line(name, capsys):
+    mod = _module(name)
+    run = mod.run("check")
+    report = capsys.readouterr().out
+    for exp in mod.EXPECT:
+        where = exp.position(mod.__file__)
+        hits = [f for f in run.findings if f.kind == exp.kind and exp.check in f.check
+                and f.severity == exp.severity and f.py == where]
+        assert hits, (f"{name}: no {exp.severity} {exp.kind} '{exp.check}' at {where}; "
+                      f"found:\n{_describe(run.findings)}")
+        assert hits[0].format() in report or len(run.findings) > 1  # printed in the report
+    assert "SUMMARY" in report
+    for runner, kinds in getattr(mod, "QUIET", ()):
+        quiet = runner("check")
+        noisy = [f for f in quiet.findings if f.kind in kinds]
+        assert not noisy, f"{name}: {runner.__name__} should be clean:\n{_describe(noisy)}"
+
+
+@pytest.mark.parametrize("name", [n for n in MODULES if getattr(_module(n), "STRICT", None)])
+def test_strict_mode_raises_the_right_error(name, capsys):
+    mod = _module(name)
+    cls = getattr(errors, mod.STRICT)
+    with pytest.raises(cls) as info:
+        mod.run("strict")
+    assert type(info.value) is cls or mod.STRICT == "SimulationError"
+
+
+def test_off_mode_raises_plain_faults_as_before():
+    mod = _module("mc_ub_count_past_buffer")
+    with pytest.raises(errors.OutOfRangeError, match="count is larger than the tensor size"):
+        mod.run("off")
+
+
+def test_off_mode_does_not_analyse():
+    run = _module("rc_missing_mte2_v").run("off")
+    assert run.findings == []
