@@ -19,12 +19,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import time
-from collections.abc import Callable
 from functools import partial
 
 import ml_dtypes
 import numpy as np
+from benchutil import best_of
 
 from ascsim.aclnn import cast_array
 from kernels_py.logit_grad import logit_grad
@@ -45,13 +44,6 @@ def numpy_logit_grad(x: np.ndarray, dy: np.ndarray, eps: float) -> np.ndarray:
     return cast_array(out, x.dtype)
 
 
-def best_of(repeat: int, fn: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> int:
@@ -67,14 +59,14 @@ def main() -> int:
         dy = rng.uniform(-100, 100, n).astype(np.float32).astype(dtype)
         logit_grad(x[:100_000], dy[:100_000], -1.0)  # warm the jit
         numpy_logit_grad(x, dy, -1.0)
-        t_sim = best_of(args.repeat, partial(logit_grad, x, dy, -1.0, threads=args.threads))
-        t_np = best_of(args.repeat, partial(numpy_logit_grad, x, dy, -1.0))
+        t_sim, _ = best_of(args.repeat, partial(logit_grad, x, dy, -1.0, threads=args.threads))
+        t_np, _ = best_of(args.repeat, partial(numpy_logit_grad, x, dy, -1.0))
         print(f"{name + ' 2^' + str(n.bit_length() - 1):<22}{n / t_sim / 1e6:>15.1f}"
               f"{n / t_np / 1e6:>15.1f}{t_np / t_sim:>8.2f}")
         if name == "float32":
             _, run = logit_grad(x, dy, -1.0, return_run=True)
             run.timeline()  # compile the scheduler
-            t_tl = best_of(args.repeat, run.timeline)
+            t_tl, _ = best_of(args.repeat, run.timeline)
             timing_row = (n, t_sim, t_tl)
     n, t_sim, t_tl = timing_row
     print(f"\ncost of timing, fp32 2^{n.bit_length() - 1}: functional run {t_sim:.3f} s, "
@@ -87,9 +79,9 @@ def main() -> int:
         logit_grad(x, dy, -1.0, sanitize="check")  # compile the offline analyses
         for _ in range(max(args.repeat, 3)):  # interleaved, so that both see the same machine
             t_off = min(t_off, best_of(1, partial(logit_grad, x, dy, -1.0, sanitize="off",
-                                                  threads=args.threads)))
+                                                  threads=args.threads))[0])
             t_chk = min(t_chk, best_of(1, partial(logit_grad, x, dy, -1.0, sanitize="check",
-                                                  threads=args.threads)))
+                                                  threads=args.threads))[0])
     print(f"cost of the sanitizer, fp32 2^{n.bit_length() - 1}: off {t_off:.3f} s, "
           f"check {t_chk:.3f} s, check / off = {t_chk / t_off:.2f}")
     return 0

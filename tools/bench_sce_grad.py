@@ -16,11 +16,10 @@ ratios from one run, not absolute numbers across runs.
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 from functools import partial
 
 import numpy as np
+from benchutil import best_of
 
 from ascsim.aclnn import cast_array
 from kernels_py.sigmoid_cross_entropy_with_logits_grad_v2 import (
@@ -43,13 +42,6 @@ def numpy_sce_grad(grad: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray
     return cast_array(g, x.dtype)
 
 
-def best_of(repeat: int, fn: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> int:
@@ -72,10 +64,10 @@ def main() -> int:
         binary_cross_entropy_with_logits_backward(*small, reduction="none")
         run_kernel(small[1], small[2], small[0], small[3], small[4], reduction="none")
         numpy_sce_grad(*small)
-        t_np = best_of(args.repeat, partial(numpy_sce_grad, *inputs))
-        t_api = best_of(args.repeat, partial(binary_cross_entropy_with_logits_backward, *inputs,
+        t_np, _ = best_of(args.repeat, partial(numpy_sce_grad, *inputs))
+        t_api, _ = best_of(args.repeat, partial(binary_cross_entropy_with_logits_backward, *inputs,
                                              reduction="none", threads=args.threads))
-        t_kernel = best_of(args.repeat, partial(run_kernel, x, y, grad, w, pw, reduction="none",
+        t_kernel, _ = best_of(args.repeat, partial(run_kernel, x, y, grad, w, pw, reduction="none",
                                                 threads=args.threads))
         for label, t_sim in (("aclnn", t_api), ("kernel", t_kernel)):
             case = f"{name} {label} 2^{args.log2n}"

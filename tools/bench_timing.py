@@ -15,23 +15,13 @@ Machines are shared: compare ratios from one run, not absolute numbers across ru
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 import numpy as np
+from benchutil import best_of
 
 import ascsim
 from kernels_py.logit_grad.op_kernel.logit_grad import logit_grad
 from kernels_py.logit_grad.op_kernel.logit_grad_tiling_data import LogitGradTilingData
-
-
-def best_of(repeat: int, fn: Callable[[], object]) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def replay_records(run: ascsim.Run) -> int:
