@@ -39,7 +39,6 @@ class CoreState:
     __slots__ = (
         "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
         "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
-        "que_serial",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -66,7 +65,6 @@ class CoreState:
         self.event_pool: dict[int, int] = {}  # HardEvent -> bit mask of ids held by TQue
         self.sanitizer = None      # set by the runtime when a sanitizer mode is on
         self.log: list[str] = []   # printf / DumpTensor output
-        self.que_serial = 0
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"

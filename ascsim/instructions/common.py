@@ -14,9 +14,9 @@ from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..memory import LocalTensor
 from ..sanitizer.online import fault, note
 
-__all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "check_count_operands", "expand_mask",
+__all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "expand_mask",
            "snapshot", "run_snapshotted", "operand_error", "MAX_REPEAT_TIMES", "REPEAT_BYTES",
-           "BLOCK_BYTES", "as_count", "span_bytes", "recover_count", "check_overlap",
+           "BLOCK_BYTES", "as_count", "recover_count", "check_overlap",
            "core_of"]
 
 REPEAT_BYTES = 256   # one vector repeat: 8 DataBlocks
@@ -98,19 +98,6 @@ def operand_error(name: str, count: int, operands: tuple[tuple[str, LocalTensor]
     if len(cores) > 1:
         return ParameterError(f"{name}: operands live on different cores")
     return ParameterError(f"{name}: invalid operands")
-
-
-def check_count_operands(name: str, count: int,
-                         operands: tuple[tuple[str, LocalTensor, int], ...]) -> None:
-    """Raise if any operand (role, tensor, bytes needed) is misaligned or too small."""
-    for _role, t, need in operands:
-        if t.addr & 31 or need > t.size * t.dtype.size:
-            raise operand_error(name, count, tuple((r, x) for r, x, _ in operands),
-                                need // count if count else None)
-
-
-def span_bytes(count: int, size: int) -> int:
-    return count * size
 
 
 def expand_mask(name: str, mask: object, dtype: DType) -> tuple[int, int]:
