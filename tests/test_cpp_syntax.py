@@ -1,5 +1,5 @@
 """Every C++ source under kernels_cpp/<op>/ is well-formed C++17 against the declaration headers
-in kernels_cpp/include (`g++ -std=c++17 -fsyntax-only`), and those headers declare the surface
+in tools/ascendc_include (`g++ -std=c++17 -fsyntax-only`), and those headers declare the surface
 ascsim simulates, with its enum values."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import ascsim.ascendc as surface
 
 ROOT = Path(__file__).resolve().parents[1]
 CPP_ROOT = ROOT / "kernels_cpp"
-INCLUDE = CPP_ROOT / "include"
+INCLUDE = ROOT / "tools" / "ascendc_include"
 GXX = shutil.which("g++")
 
 needs_gxx = pytest.mark.skipif(

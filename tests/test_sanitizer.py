@@ -466,7 +466,7 @@ def test_mirror_pairs_cpp_assert_with_ascendc_assert(tmp_path):
 def test_cpp_header_accepts_the_debug_calls(tmp_path):
     import subprocess
     from pathlib import Path
-    include = Path(__file__).resolve().parents[1] / "kernels_cpp" / "include"
+    include = Path(__file__).resolve().parents[1] / "tools" / "ascendc_include"
     src = tmp_path / "debug.cpp"
     src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
                    "__aicore__ void F(LocalTensor<float> t, GlobalTensor<half> g, int32_t n) {\n"

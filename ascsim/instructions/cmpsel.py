@@ -100,7 +100,7 @@ def _ov_load(kind, x):
         return lambda kind, x: x
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _pack_bits(bits, dst, doff, n):
     # element i -> byte i // 8, bit i % 8 (least significant bit first)
     d = dst[doff:doff + n // 8]
@@ -111,7 +111,7 @@ def _pack_bits(bits, dst, doff, n):
         d[k] = v
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def compare_count(mode, kind, use_scalar, dst, doff, a, aoff, b, boff, scalar, n):
     """Pack n (a multiple of 8) comparisons into n / 8 bytes of dst."""
     literally(mode)
@@ -130,7 +130,7 @@ def compare_count(mode, kind, use_scalar, dst, doff, a, aoff, b, boff, scalar, n
     _pack_bits(bits, dst, doff, n)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _unpack_bits(mask, moff, n, per_repeat, reuse_first):
     """One byte per element: its mask bit (the first per_repeat bits again and again when
     reuse_first, as VSEL_CMPMASK_SPR does)."""
@@ -149,7 +149,7 @@ def _unpack_bits(mask, moff, n, per_repeat, reuse_first):
     return bits
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def select_count(mode, dst, doff, mask, moff, a, aoff, b, boff, scalar_bits, per_repeat, n,
                  tmp, dummy):
     """Element-wise select on storage bits (no arithmetic, so one loop serves every dtype),

@@ -33,7 +33,6 @@ from .jitcall import entry_point
 __all__ = ["DataCopy", "DataCopyPad", "DataCopyParams", "DataCopyExtParams",
            "DataCopyPadExtParams", "DataCopyPadParams"]
 
-JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 MAX_BLOCK_COUNT = 4095
 MAX_PAD_BLOCK_LEN = 2097151
@@ -103,7 +102,7 @@ COPY_PAD = register("DataCopyPad", None, "copy", "DataCopyPad",
                         "(MTE3)")
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def copy_blocks(dst, doff, dpitch, src, soff, spitch, nbytes, count):
     """count blocks of nbytes; block k from src[soff + k*spitch] to dst[doff + k*dpitch]."""
     for k in range(count):
@@ -113,7 +112,7 @@ def copy_blocks(dst, doff, dpitch, src, soff, spitch, nbytes, count):
             d[i] = s[i]
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _pad_fill(d, lo, hi, left, data_end, pad_end, pad_value, is_pad, dummy, first, s, esize):
     # bytes [lo, hi) of one block that are padding or dummy, not data
     for i in range(lo, hi):
@@ -125,7 +124,7 @@ def _pad_fill(d, lo, hi, left, data_end, pad_end, pad_value, is_pad, dummy, firs
             d[i] = dummy
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def copy_pad_in(ub, doff, dpitch, gm, soff, spitch, nbytes, count, left, right, padded,
                 pad_value, is_pad, dummy, first_element, esize):
     """DataCopyPad GM->UB: per block [left pad][data][right pad][dummy to `padded` bytes]."""

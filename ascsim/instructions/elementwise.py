@@ -55,57 +55,57 @@ K_F32, K_F16, K_NATIVE = 0, 1, 2
 
 # ---- element functions (one per instruction) -------------------------------------------------
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _exp(x):
     return np.float32(math.exp(np.float64(x)))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _ln(x):
     return np.float32(math.log(np.float64(x))) if x >= 0 or x != x else np.float32(np.nan)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _abs(x):
     return abs(x)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _sqrt(x):
     return np.sqrt(x)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _reciprocal(x):
     return np.float32(1.0) / x
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _not(x):
     return ~x
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _add(a, b):
     return a + b
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _sub(a, b):
     return a - b
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _mul(a, b):
     return a * b
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _div(a, b):
     return a / b
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _max(a, b):
     if a != a:
         return a
@@ -114,7 +114,7 @@ def _max(a, b):
     return a if a > b else b
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _min(a, b):
     if a != a:
         return a
@@ -123,12 +123,12 @@ def _min(a, b):
     return a if a < b else b
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _and(a, b):
     return a & b
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _or(a, b):
     return a | b
 
@@ -240,7 +240,7 @@ def _ov_const(kind, s):
 
 # ---- count-form kernels: elements [0, n), contiguous ------------------------------------------
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def unary_count(op, kind, dst, doff, src, soff, n):
     literally(op)
     literally(kind)
@@ -250,7 +250,7 @@ def unary_count(op, kind, dst, doff, src, soff, n):
         d[i] = _store(kind, _apply1(op, _load(kind, s[i])))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def scalar_count(op, kind, dst, doff, src, soff, n, scalar):
     literally(op)
     literally(kind)
@@ -261,7 +261,7 @@ def scalar_count(op, kind, dst, doff, src, soff, n, scalar):
         d[i] = _store(kind, _apply2(op, _load(kind, s[i]), c))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def binary_count(op, kind, dst, doff, a, aoff, b, boff, n):
     literally(op)
     literally(kind)
@@ -272,7 +272,7 @@ def binary_count(op, kind, dst, doff, a, aoff, b, boff, n):
         d[i] = _store(kind, _apply2(op, _load(kind, x[i]), _load(kind, y[i])))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def fill_count(dst, doff, n, value):
     d = dst[doff:doff + n]
     for i in range(n):
@@ -281,18 +281,18 @@ def fill_count(dst, doff, n, value):
 
 # ---- high-dimension kernels: repeats x 8 blocks, strides in blocks, per-element mask --------
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _element_offset(j, epb, blk, rep_base):
     # element j of a repeat lives in block j // epb, at position j % epb of that block
     return rep_base + (j // epb) * blk * epb + j % epb
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _enabled(j, mask_lo, mask_hi):
     return (mask_lo >> j) & 1 if j < 64 else (mask_hi >> (j - 64)) & 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def unary_strided(op, kind, dst, doff, a, aoff, repeat, mask_lo, mask_hi, epb, dblk, ablk,
                   drep, arep):
     literally(op)
@@ -310,7 +310,7 @@ def unary_strided(op, kind, dst, doff, a, aoff, repeat, mask_lo, mask_hi, epb, d
                 dst[_element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def binary_strided(op, kind, dst, doff, a, aoff, b, boff, scalar, repeat, mask_lo, mask_hi, epb,
                    dblk, ablk, bblk, drep, arep, brep):
     """op < 0: tensor-scalar (b unused, `scalar` is the second operand); op >= 0: binary."""
@@ -683,7 +683,7 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
                                    np.uint64(hi), epb, int(dst_blk), int(dst_rep)))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _fill_strided(dst, doff, value, repeat, mask_lo, mask_hi, epb, blk, rep):
     for r in range(repeat):
         base = doff + r * rep * epb

@@ -24,7 +24,6 @@ __all__ = ["FilePair", "PairResult", "find_pairs", "check_pair", "check_tree", "
            "CPP_SUFFIXES"]
 
 CPP_SUFFIXES = (".h", ".cpp")
-_INCLUDE_DIR = "include"
 
 
 @dataclass
@@ -75,7 +74,7 @@ def find_pairs(root: str | os.PathLike, ops: list[str] | None = None) -> list[Fi
     for base in (cpp_root, py_root):
         if base.is_dir():
             op_names |= {p.name for p in base.iterdir() if p.is_dir()
-                         and p.name != _INCLUDE_DIR and not p.name.startswith(("_", "."))}
+                         and not p.name.startswith(("_", "."))}
     if ops is not None:
         op_names &= set(ops)
     pairs: list[FilePair] = []

@@ -45,8 +45,6 @@ from .shadow import (
     t_set,
 )
 
-JIT = dict(cache=True, nogil=True, error_model="numpy")
-
 # analysis classes of records
 C_NONE, C_SET, C_WAIT, C_BARRIER = 0, 1, 2, 3
 C_QALLOC, C_QENQUE, C_QDEQUE, C_QFREE = 4, 5, 6, 7
@@ -68,7 +66,7 @@ P_MLO, P_MHI, P_BLK, P_REP, P_REPEAT = 0, 1, 2, 5, 8
 P_COLS = 10
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _emit(ev, evn, typ, rec, other, mem, lo, hi, p, op, x, y):
     """Append an event, merging it into an earlier one of the same record, type, other record
     and memory (one finding per pair of instructions, with the union of the byte ranges)."""
@@ -96,7 +94,7 @@ def _emit(ev, evn, typ, rec, other, mem, lo, hi, p, op, x, y):
     evn[0] = n + 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _hb(p, c, q, K, auto):
     if K[q, p] >= c:
         return True
@@ -105,7 +103,7 @@ def _hb(p, c, q, K, auto):
     return False
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _block_mask(lo, hi, epb):
     """Bit b set when DataBlock b of a repeat has an enabled element (mask bits lo, hi)."""
     m = 0
@@ -120,7 +118,7 @@ def _block_mask(lo, hi, epb):
 
 # ---- racecheck on one byte range -------------------------------------------------------------
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _race_check(starts, state, off, nseg, mem, lo, hi, write, q, K, auto, rec, ev, evn):
     base = off[mem]
     n = nseg[mem]
@@ -141,7 +139,7 @@ def _race_check(starts, state, off, nseg, mem, lo, hi, write, q, K, auto, rec, e
         k += 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, epoch, rec):
     ka = seg_split(starts, state, off, cap, nseg, mem, lo)
     if hi < memsize[mem]:
@@ -167,7 +165,7 @@ def _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, 
     seg_merge(starts, state, off, nseg, mem, ka, kb)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, K, auto,
                 epoch, rec, ev, evn):
     lo = max(lo, 0)
@@ -180,7 +178,7 @@ def _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, writ
         _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, epoch, rec)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoch, starts,
                  state, off, cap, nseg, memsize, ev, evn):
     """Check then update every access of record j: reads, writes, then the updates (so an
@@ -228,12 +226,12 @@ def _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoc
 
 # ---- initcheck -------------------------------------------------------------------------------
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _ub_clip(lo, hi, ub):
     return max(lo, 0), min(hi, ub)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _elem_taint(tsum, tb, torig, lo, size, ub, rec):
     """(tainted, origin) of the element of `size` bytes at UB byte lo (outside UB: clean)."""
     s, e = _ub_clip(lo, lo + size, ub)
@@ -242,7 +240,7 @@ def _elem_taint(tsum, tb, torig, lo, size, ub, rec):
     return t_read(tsum, tb, torig, s, e, rec)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _write_elem(tsum, tb, torig, lo, size, ub, tainted, origin):
     s, e = _ub_clip(lo, lo + size, ub)
     if e <= s:
@@ -253,7 +251,7 @@ def _write_elem(tsum, tb, torig, lo, size, ub, tainted, origin):
         t_clean(tsum, tb, torig, s, e)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _sources_tainted(j, aoff, af, am, ast, aen, first, ub, tsum, tb):
     for a in range(aoff[j] + first, aoff[j + 1]):
         if am[a] == 0 and (af[a] & W_FLAG) == 0:
@@ -263,12 +261,12 @@ def _sources_tainted(j, aoff, af, am, ast, aen, first, ub, tsum, tb):
     return False
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _elem_offset(jj, epb, blk, rep_base):
     return rep_base + (jj // epb) * blk * epb + jj % epb
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig):
     a0 = aoff[j]
     nacc = aoff[j + 1] - a0
@@ -334,7 +332,7 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
         _write_elem(tsum, tb, torig, d + i * dsize, dsize, ub, tflag[i], orig[i])
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig):
     a0 = aoff[j]
     d0, d1 = _ub_clip(ast[a0], aen[a0], ub)
@@ -358,7 +356,7 @@ def _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig):
             t_set(tsum, tb, torig, ast[a0] + k, np.uint8(val), origin)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, ub, tsum, tb, torig):
     a0 = aoff[j]
     mode = par[j]
@@ -391,7 +389,7 @@ def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, ub, tsum, tb, tori
         _write_elem(tsum, tb, torig, ast[a0] + i * size, size, ub, tainted, origin)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _gm_uncovered(gw, gwn, mem, lo, hi):
     """Bytes of [lo, hi) this core has not written, as a bool mask."""
     todo = np.ones(hi - lo, np.bool_)
@@ -404,7 +402,7 @@ def _gm_uncovered(gw, gwn, mem, lo, hi):
     return todo
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
                 torig, gw, gwn, reported, ev, evn):
     a0 = aoff[j]
@@ -516,7 +514,7 @@ def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub,
                             t_set(tsum, tb, torig, dd + i, np.uint8(0), -1)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, is_output,
                   ub, tsum, tb, torig, gw, gwn, reported, ev, evn):
     c = cls[j]
@@ -563,14 +561,14 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, mems
 
 # ---- the pass --------------------------------------------------------------------------------
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _join(K, q, clk):
     for p in range(4):
         if clk[p] > K[q, p]:
             K[q, p] = clk[p]
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, is_output, auto,
              ub, K, nep, flagset, flagclk, pend, starts, state, off, cap, nseg, tsum, tb, torig,
              gw, gwn, reported, ev, evn, executed):
@@ -627,7 +625,7 @@ def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, 
     return released
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, evn):
     """Issue order: a UB access to a queue buffer that is free (never allocated, or freed)."""
     m = cls.shape[0]
@@ -659,7 +657,7 @@ def _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, ev
                               min(hi, bend[b]), 0, 0, b, freed[b])
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize,
                  is_output, auto, ub, caps, bstart, bend, bque, ev, evn, gw_cap, executed):
     """The whole offline pass of one core; events go to ev (evn[0] of them, evn[1] dropped);

@@ -23,8 +23,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-JIT = dict(cache=True, nogil=True, error_model="numpy")
-
 # state columns
 W_PIPE, W_EPOCH, W_REC = 0, 1, 2
 R_EPOCH = 3   # + pipe
@@ -48,7 +46,7 @@ def new_maps(sizes: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, ...]:
     return starts, state, off, caps, nseg
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def seg_find(starts, off, n, pos):
     """Index (relative to off) of the segment holding byte `pos`."""
     lo, hi = 0, n - 1
@@ -61,7 +59,7 @@ def seg_find(starts, off, n, pos):
     return lo
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def seg_split(starts, state, off, cap, nseg, mem, pos):
     """Make `pos` a segment boundary; returns the index of the segment starting at pos (or -1
     when the map is full: the caller then works on the coarser segment)."""
@@ -81,7 +79,7 @@ def seg_split(starts, state, off, cap, nseg, mem, pos):
     return k + 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def seg_merge(starts, state, off, nseg, mem, k0, k1):
     """Merge equal neighbours among segments k0-1 .. k1 (after an update of k0..k1-1)."""
     base = off[mem]
@@ -112,7 +110,7 @@ def seg_merge(starts, state, off, nseg, mem, k0, k1):
 CLEAN, BYTES, FRESH = 0, 1, 2
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _materialise(tsum, tb, torig, b):
     s = b * BLOCK
     if tsum[b] == FRESH:
@@ -125,7 +123,7 @@ def _materialise(tsum, tb, torig, b):
     tsum[b] = BYTES
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def t_any(tsum, tb, lo, hi):
     """Whether any byte of [lo, hi) carries an uninitialised bit."""
     if hi <= lo:
@@ -143,7 +141,7 @@ def t_any(tsum, tb, lo, hi):
     return False
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def t_clean(tsum, tb, torig, lo, hi):
     """Mark [lo, hi) written with defined data."""
     if hi <= lo:
@@ -162,7 +160,7 @@ def t_clean(tsum, tb, torig, lo, hi):
                 tb[i] = 0
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def t_set(tsum, tb, torig, i, val, origin):
     """Set byte i's taint bits to `val` (0 = clean) with `origin` (-1: not read yet)."""
     b = i // BLOCK
@@ -175,13 +173,13 @@ def t_set(tsum, tb, torig, i, val, origin):
         torig[i] = origin + 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def t_get(tsum, tb, i):
     t = tsum[i // BLOCK]
     return tb[i] if t == BYTES else (np.uint8(0xFF) if t == FRESH else np.uint8(0))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def t_mark(tsum, tb, torig, lo, hi, origin):
     """Mark [lo, hi) wholly uninitialised (0xFF) with `origin`; not-yet-read whole blocks only
     change their summary."""
@@ -197,7 +195,7 @@ def t_mark(tsum, tb, torig, lo, hi, origin):
             t_set(tsum, tb, torig, i, np.uint8(0xFF), origin)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def t_origin(tsum, tb, torig, i, rec):
     """The first reader of tainted byte i, making `rec` its first reader if it has none."""
     b = i // BLOCK
@@ -208,7 +206,7 @@ def t_origin(tsum, tb, torig, i, rec):
     return torig[i] - 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def t_read(tsum, tb, torig, lo, hi, rec):
     """(any tainted, origin) of [lo, hi): the origin is the record that first read the bytes;
     bytes nobody has read yet get `rec` as their first reader."""

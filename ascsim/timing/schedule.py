@@ -35,20 +35,19 @@ from .cost import K_BAR, K_BAR_ALL, K_COPY, K_SCALAR, K_SET, K_WAIT
 
 __all__ = ["simulate", "pair_flags", "LANE_FLOWCTRL", "N_LANES"]
 
-JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 LANE_FLOWCTRL = 4  # lanes 0..3 are the pipes S, V, MTE2, MTE3
 N_LANES = 5
 _INF = np.inf
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _on_pipe(kind, pipe):
     """Does the record go to a pipe queue (True) or run on the scalar unit (False)?"""
     return pipe != PIPE_S and kind != K_SCALAR and kind != K_BAR_ALL
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def pair_flags(kind, flag, off, n_flags):
     """pair[w] = the SetFlag record that WaitFlag record w consumes (-1: none; -1 elsewhere)."""
     n = kind.size
@@ -76,7 +75,7 @@ def pair_flags(kind, flag, off, n_flags):
     return pair
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end, ts, nxt,
              issued, head, accept, drain, slot_state, slot_rec, slot_time, issue_cycles,
              overlap):
@@ -161,7 +160,7 @@ def _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, e
                 progress = True
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _rates(n2, n3, c2, c3, hbm):
     """Max-min fair per-copy rates of the MTE2 and MTE3 classes under the HBM cap."""
     if hbm <= 0 or n2 * c2 + n3 * c3 <= hbm:
@@ -177,7 +176,7 @@ def _rates(n2, n3, c2, c3, hbm):
     return (c2, hi_rate) if c2 <= c3 else (hi_rate, c3)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def simulate(kind, pipe, fixed, work, pair, off, t0, issue_cycles, overlap, cap2, cap3, hbm):
     """Start/end cycles of every record (global arrays, core c = records off[c]:off[c+1]).
 
@@ -283,7 +282,7 @@ def simulate(kind, pipe, fixed, work, pair, off, t0, issue_cycles, overlap, cap2
     return issue, start, end, data_end, stuck
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True, error_model="numpy")
 def lane_busy(kind, pipe, start, end, off, header, issue_cycles, n_lanes):
     """busy[c, lane]: cycles during which a lane runs something (union of its intervals);
     the scalar lane also counts the header and one issue slot per queued record."""
