@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):  # `ascsim ... | head` ends quietly, like other tools
+    if argv is None and hasattr(signal, "SIGPIPE"):
+        # as a command: `ascsim ... | head` ends quietly, like other tools
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     args = parser.parse_args(argv)
