@@ -198,6 +198,32 @@ def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Findi
     return out
 
 
+def _queue_end_findings(core: CoreState, pos: _Positions) -> list[Finding]:
+    """Tensors a queue still holds when the kernel ends: EnQue'd and never DeQue'd, so the
+    consumer never saw them (and their flag is left set)."""
+    if core.sanitizer is not None and core.sanitizer.aborted:
+        return []
+    out: list[Finding] = []
+    last_enque: dict[tuple[int, int], int] = {}
+    for i, rec in enumerate(core.records):
+        if REGISTRY[rec[0]].name == "EnQue":
+            last_enque[(id(rec[7]), rec[5])] = i
+    queues = {id(rec[7]): rec[7] for rec in core.records if REGISTRY[rec[0]].family == "queue"}
+    for qid, que in queues.items():
+        for index, _event_id in getattr(que, "fifo", ()):
+            rec = last_enque.get((qid, index))
+            if rec is None:
+                continue
+            b = que.buffers[index]
+            msg = (f"EnQue of {b.name} was never DeQue'd: the kernel ended with the tensor still "
+                   "in the queue (its consumer never ran; the enqueue flag stays set)")
+            out.append(_finding(pos, rec, kind="memcheck", severity=WARNING,
+                                check="EnQue without DeQue", message=msg,
+                                memory=f"UB ({b.name})", start=b.start, end=b.end,
+                                error=QueueStateError))
+    return out
+
+
 def _reserved_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
     """The library's temp write (Select on A2) landing in a user buffer."""
     tmp = core.profile.tmp_ub_offset
@@ -343,6 +369,7 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
             ev, dropped, executed = _pass(core, enc, session)
             findings += _event_findings(core, enc, ev, dropped, session, pos)
             findings += _sync_findings(core, enc, pos)
+            findings += _queue_end_findings(core, pos)
             findings += _reserved_findings(core, enc, pos)
             gm_rows.append(_gm_accesses(core, enc, executed))
     findings += _multicore_findings(run, session, gm_rows, positions)
