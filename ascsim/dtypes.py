@@ -57,6 +57,16 @@ class DType:
     def is_float(self) -> bool:
         return self.kind == "f"
 
+    def bits(self, value: object) -> np.generic:
+        """`value` converted to this type (as `__call__`), as the UB stores it: fp16 and bf16 as
+        their uint16 bit pattern, everything else as is."""
+        v = self(value)
+        return v if self.storage == self.numpy else v.view(self.storage)
+
+    def encode(self, value: object) -> np.ndarray:
+        """`value` converted to this type, as its little-endian bytes."""
+        return np.array([self(value)], dtype=self.numpy).view(np.uint8)
+
     def __call__(self, value: object) -> np.generic:
         """C-style conversion of a Python value to this type (floats round to nearest-even,
         integers wrap modulo 2**bits like a C cast)."""

@@ -132,7 +132,7 @@ class GlobalTensor(metaclass=_Typed):
         start, end, inside = self._element(index, True)
         scalar_access("SetValue", current_core(), self.buf.mem_id, start, end, write=True)
         if inside:  # check mode: a write outside the buffer is dropped
-            self.buf.data[start:end] = _encode(self.dtype, value)
+            self.buf.data[start:end] = self.dtype.encode(value)
 
     def __repr__(self) -> str:
         name = self.buf.name if self.buf else "unbound"
@@ -236,7 +236,7 @@ class LocalTensor(metaclass=_Typed):
         start, end, inside = self._element(index, True)
         scalar_access("SetValue", self.core, MEM_UB, start, end, write=True)
         if inside:
-            self.core.ub[start:end] = _encode(self.dtype, value)
+            self.core.ub[start:end] = self.dtype.encode(value)
 
     def _range_text(self) -> str:
         return f"UB [{self.addr}, {self.addr + self.size * self.dtype.size})"
@@ -269,6 +269,3 @@ def _ub_name(origin: BufferInfo | None) -> str:
 def _decode(dtype: DType, raw: np.ndarray) -> np.generic:
     return raw.view(dtype.numpy)[0]
 
-
-def _encode(dtype: DType, value: object) -> np.ndarray:
-    return np.array([dtype(value)], dtype=dtype.numpy).view(np.uint8)

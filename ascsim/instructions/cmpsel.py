@@ -23,20 +23,24 @@ from numba.extending import overload
 
 from ..convert import f16_bits_to_f32
 from ..core import MEM_UB, PIPE_V, dummy_byte
-from ..dtypes import DType, float, half, int32_t
+from ..dtypes import float, half, int32_t
 from ..errors import ParameterError
 from ..memory import LocalTensor
 from ..registry import W, register
 from ..sanitizer.online import fault, note
 from ..sync import run_on_pipe
 from .common import (
+    K_F16,
+    K_NATIVE,
     REPEAT_BYTES,
     as_count,
     check_overlap,
     core_of,
+    kind_of,
     operand_error,
     recover_count,
     run_snapshotted,
+    scalar_as_float64,
 )
 from .jitcall import entry_point
 
@@ -47,7 +51,6 @@ __all__ = ["Compare", "CompareScalar", "Compares", "Select", "CMPMODE", "SELMODE
 SELECT_TMP_ACCESS = 1
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
-K_F32, K_F16, K_NATIVE = 0, 1, 2
 
 
 class CMPMODE(IntEnum):
@@ -189,18 +192,6 @@ _SELECT = register("Select", PIPE_V, "vector", "Select", SELECT_DTYPES,
 _entries: dict[tuple, object] = {}
 
 
-def _kind(dtype: DType) -> int:
-    return K_F32 if dtype is float else K_F16 if dtype is half else K_NATIVE
-
-
-def _scalar64(dtype: DType, value: object) -> np.float64:
-    if dtype is half:
-        return np.float64(np.float16(value))
-    if dtype is float:
-        return np.float64(np.float32(value))
-    return np.float64(int(dtype(value)))
-
-
 def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode, count,
              f) -> None:
     if type(count) is not int:
@@ -258,8 +249,8 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
         return
     view = core.views[dt.code]
     sh = dt.size.bit_length() - 1
-    args = (int(mode), _kind(dt), use_scalar, core.ub, d, view, a >> sh, view, b >> sh,
-            _scalar64(dt, other) if use_scalar else np.float64(0), n)
+    args = (int(mode), kind_of(dt), use_scalar, core.ub, d, view, a >> sh, view, b >> sh,
+            scalar_as_float64(dt, other) if use_scalar else np.float64(0), n)
     key = (mode, dt.code, use_scalar)
     ep = _entries.get(key)
     if ep is None:
@@ -280,15 +271,6 @@ def CompareScalar(dst: LocalTensor, src0: LocalTensor, scalar: object, cmpMode: 
 
 
 Compares = CompareScalar
-
-
-def _storage_bits(dtype: DType, value: object) -> np.generic:
-    """The scalar's bit pattern in the UB's storage type (fp16/bf16 as uint16)."""
-    if dtype is float:
-        return np.float32(value).view(np.uint32).view(np.float32)
-    if dtype is half:
-        return np.float16(value).view(np.uint16)
-    return np.array([dtype(value)], dtype=dtype.numpy).view(dtype.storage)[0]
 
 
 def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: object,
@@ -340,7 +322,7 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
         core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                              (nb + 255) >> 8, mode, W, MEM_UB, d, d + nb, W, MEM_UB, tmp,
                              tmp + tmp_bytes, 0, MEM_UB, m, m + mask_bytes, 0, MEM_UB, a, a + nb))
-        bits = _storage_bits(dt, src1)
+        bits = dt.bits(src1)
     else:
         b = src1.addr
         core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import CoreState, _tls
-from ..dtypes import DType
+from ..dtypes import DType, half
+from ..dtypes import float as dt_float
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..memory import LocalTensor
 from ..sanitizer.online import fault, note
@@ -20,6 +21,28 @@ __all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "expand_mask",
            "core_of"]
 
 REPEAT_BYTES = 256   # one vector repeat: 8 DataBlocks
+
+# How the numba loops load and store a dtype: fp32 as is, half through fp32, others natively.
+K_F32, K_F16, K_NATIVE = 0, 1, 2
+
+
+def kind_of(dtype: DType) -> int:
+    if dtype is dt_float:
+        return K_F32
+    if dtype is half:
+        return K_F16
+    return K_NATIVE
+
+
+def scalar_as_float64(dtype: DType, value: object) -> np.float64:
+    """A scalar operand converted to T (the C++ implicit conversion), carried exactly as
+    float64 into the numba loops."""
+    if dtype is half:
+        return np.float64(np.float16(value))
+    if dtype is dt_float:
+        return np.float64(np.float32(value))
+    return np.float64(int(dtype(value)))
+
 BLOCK_BYTES = 32     # one DataBlock
 MAX_REPEAT_TIMES = 255
 

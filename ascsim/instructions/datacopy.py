@@ -315,10 +315,6 @@ def _windows(core: CoreState, ddata: np.ndarray, d: int, dspan: int, sdata: np.n
     return () if dwin is None and swin is None else (dwin, swin)
 
 
-def _pad_bytes(dt: DType, value: object) -> np.ndarray:
-    return np.array([dt(value)], dtype=dt.numpy).view(np.uint8)
-
-
 _NO_PAD_BYTES = np.zeros(8, dtype=np.uint8)
 _ENTRY: dict[str, object] = {}
 
@@ -386,7 +382,7 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
         core.records.append((COPY_PAD.id, PIPE_MTE2, f.f_code, f.f_lasti, dt.code,
                              count * blen // dt.size, 0, (params, pad), W | strided, MEM_UB, d,
                              d + span_d, strided, buf.mem_id, s, s + span_s))
-        pad_bytes = _pad_bytes(dt, pad.paddingValue) if pad.isPad else _NO_PAD_BYTES
+        pad_bytes = dt.encode(pad.paddingValue) if pad.isPad else _NO_PAD_BYTES
         first = core.profile.dummy_fill == "first_element" and not (left or right)
         args = (core.ub, d, dpitch, buf.data, s, spitch, blen, count if blen else 0, left, right,
                 padded, pad_bytes, pad.isPad, dummy_byte(core.profile), first, dt.size)

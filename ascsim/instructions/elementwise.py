@@ -34,6 +34,8 @@ from ..registry import STRIDED, W, register
 from ..sanitizer.online import fault
 from ..sync import run_on_pipe
 from .common import (
+    K_F16,
+    K_NATIVE,
     MAX_REPEAT_TIMES,
     BinaryRepeatParams,
     UnaryRepeatParams,
@@ -41,16 +43,17 @@ from .common import (
     check_overlap,
     core_of,
     expand_mask,
+    kind_of,
     operand_error,
     recover_count,
     run_snapshotted,
+    scalar_as_float64,
 )
 from .jitcall import entry_point
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 # How the loop kernels load and store a dtype: fp32 as is, half through fp32, others natively.
-K_F32, K_F16, K_NATIVE = 0, 1, 2
 
 
 # ---- element functions (one per instruction) -------------------------------------------------
@@ -335,23 +338,6 @@ def binary_strided(op, kind, dst, doff, a, aoff, b, boff, scalar, repeat, mask_l
 
 # ---- Python entry points ---------------------------------------------------------------------
 
-def _kind(dtype: DType) -> int:
-    if dtype is float:
-        return K_F32
-    if dtype is half:
-        return K_F16
-    return K_NATIVE
-
-
-def _scalar_value(dtype: DType, value: object) -> np.float64:
-    """The scalar converted to T (the C++ implicit conversion), carried exactly as float64."""
-    if dtype is half:
-        return np.float64(np.float16(value))
-    if dtype is float:
-        return np.float64(np.float32(value))
-    return np.float64(int(dtype(value)))
-
-
 def _dtype_error(name: str, allowed: tuple[DType, ...], *tensors: LocalTensor) -> ParameterError:
     got = ", ".join(str(getattr(t, "dtype", t)) for t in tensors)
     return ParameterError(f"{name}: operands must share one dtype from "
@@ -371,7 +357,7 @@ def _make(op: Op, index: int):
     ins = register(op.name, PIPE_V, "vector", op.cost_class, op.dtypes,
                    doc=f"element-wise {op.form} vector instruction")
     iid = ins.id
-    kinds = {t: _kind(t) for t in op.dtypes}
+    kinds = {t: kind_of(t) for t in op.dtypes}
     form = op.form
     n_src = 2 if form == "binary" else 1
     lit = index if form != "scalar" else -1 - index  # the kernels' literal op number
@@ -471,7 +457,7 @@ def _make(op: Op, index: int):
                                   256, 256, s + nb)
                 if has_scalar:
                     kargs = (lit, kinds[dt], view, d >> sh, view, so, count,
-                             _scalar_value(dt, scalar))
+                             scalar_as_float64(dt, scalar))
                 else:
                     kargs = (lit, kinds[dt], view, d >> sh, view, so, count)
                 ep = entries.get(dt.code) or compiled(dt, kargs)
@@ -558,7 +544,7 @@ def _make(op: Op, index: int):
             sblk = blk if n_src == 2 else (blk[0], blk[1], blk[1])
             srep = rep if n_src == 2 else (rep[0], rep[1], rep[1])
             kargs = (lit, kind, view, dst.addr >> shift, view, a, view, b,
-                     _scalar_value(dt, scalar), *common, *sblk, *srep)
+                     scalar_as_float64(dt, scalar), *common, *sblk, *srep)
             kernel = binary_strided
         _run(core, entry_point(kernel, (iid, dt.code, "strided"), kargs, 2), kargs)
 
@@ -616,11 +602,6 @@ _DUP = register("Duplicate", PIPE_V, "vector", "Duplicate", DUPLICATE_DTYPES,
                 doc="fill count elements with a scalar")
 
 
-def _storage_scalar(dtype: DType, value: object) -> np.generic:
-    """The scalar's bit pattern as the UB stores it."""
-    return np.array([dtype(value)], dtype=dtype.numpy).view(dtype.storage)[0]
-
-
 def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
     """`Duplicate(dst, scalar, count)` (or the high-dimension form with a mask)."""
     f = sys._getframe(1)
@@ -644,7 +625,7 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
         if count:
             shift = dt.size.bit_length() - 1
             _run(core, fill_count, (core.views[dt.code], dst.addr >> shift, count,
-                                    _storage_scalar(dt, scalar)))
+                                    dt.bits(scalar)))
         return
     core = core_of(dst)
     if len(rest) != 4:
@@ -679,7 +660,7 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
                          dst.addr, dst.addr + extent))
     if repeat:
         _run(core, _fill_strided, (core.views[dt.code], dst.addr // dt.size,
-                                   _storage_scalar(dt, scalar), repeat, np.uint64(lo),
+                                   dt.bits(scalar), repeat, np.uint64(lo),
                                    np.uint64(hi), epb, int(dst_blk), int(dst_rep)))
 
 
