@@ -8,6 +8,7 @@ type later (bytes on a `LocalTensor<uint8_t>`); element values are read and writ
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -48,9 +49,18 @@ class _Typed(type):
     """`GlobalTensor[float]()` / `LocalTensor[half]()`: the element type in brackets, as in C++."""
 
     def __getitem__(cls, dtype: DType) -> Any:
-        if not isinstance(dtype, DType):
-            raise TypeError(f"{cls.__name__}[...] takes an AscendC type, got {dtype!r}")
-        return lambda: cls(dtype)
+        try:
+            maker = _MAKERS.get((cls, dtype))
+        except TypeError:  # unhashable: not a type either
+            maker = None
+        if maker is None:
+            if not isinstance(dtype, DType):
+                raise TypeError(f"{cls.__name__}[...] takes an AscendC type, got {dtype!r}")
+            maker = _MAKERS[cls, dtype] = partial(cls, dtype)
+        return maker
+
+
+_MAKERS: dict[tuple[type, DType], Any] = {}  # (class, dtype) -> the constructor with its dtype
 
 
 class GlobalTensor(metaclass=_Typed):

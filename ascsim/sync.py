@@ -25,7 +25,7 @@ from .core import (
     _tls,
     current_core,
 )
-from .errors import DeadlockError, SyncError
+from .errors import DeadlockError, ParameterError, SyncError
 from .registry import register
 from .sanitizer.online import abort, fault, note
 
@@ -259,14 +259,25 @@ def _make_flag_op(op, event: int):
     return call
 
 
-class _FlagOp:
-    """`SetFlag[HardEvent.MTE2_V](EVENT_ID0)`: the event is the template argument."""
+class _FlagOp(dict):
+    """`SetFlag[HardEvent.MTE2_V](EVENT_ID0)`: the event is the template argument. A dict from
+    event value to the call, so that the brackets cost one C-level lookup per call."""
 
     def __init__(self, op) -> None:
-        self._calls = {int(e): _make_flag_op(op, int(e)) for e in HardEvent if e != HardEvent.MAX}
+        super().__init__((int(e), _make_flag_op(op, int(e))) for e in HardEvent
+                         if e != HardEvent.MAX)
+        self._name = "SetFlag" if op is set_flag else "WaitFlag"
 
-    def __getitem__(self, event: HardEvent):
-        return self._calls[int(event)]
+    def __missing__(self, event: object):
+        call = None
+        if type(event) is not int:
+            try:
+                call = self.get(int(event))  # an integer-like event that is not an int
+            except (TypeError, ValueError):
+                pass
+        if call is None:
+            raise ParameterError(f"{self._name}[...] takes a HardEvent, got {event!r}")
+        return call
 
 
 SetFlag = _FlagOp(set_flag)
@@ -293,15 +304,24 @@ def _pipe_barrier(pipe: int):
     return call
 
 
-class _Barrier:
-    """`PipeBarrier[PIPE_V]()`."""
+class _Barrier(dict):
+    """`PipeBarrier[PIPE_V]()`: a dict from pipe to the call (one C-level lookup per call)."""
 
     def __init__(self) -> None:
-        self._calls = {p: _pipe_barrier(p) for p in (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3,
-                                                     PIPE_ALL)}
+        super().__init__((p, _pipe_barrier(p)) for p in (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3,
+                                                         PIPE_ALL))
 
-    def __getitem__(self, pipe: int):
-        return self._calls[int(pipe)]
+    def __missing__(self, pipe: object):
+        call = None
+        if type(pipe) is not int:
+            try:
+                call = self.get(int(pipe))
+            except (TypeError, ValueError):
+                pass
+        if call is not None:
+            return call
+        raise ParameterError(f"PipeBarrier[...] takes PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 or "
+                             f"PIPE_ALL, got {pipe!r}")
 
 
 PipeBarrier = _Barrier()

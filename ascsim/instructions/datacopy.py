@@ -16,6 +16,7 @@ dummy fill (0xFF by default: NaN in every float type).
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 import numpy as np
 from numba import njit
@@ -65,7 +66,11 @@ class DataCopyExtParams(DataCopyParams):
 
     def __init__(self, blockCount: int = 1, blockLen: int = 0, srcStride: int = 0,
                  dstStride: int = 0, rsv: int = 0) -> None:
-        super().__init__(blockCount, blockLen, srcStride, dstStride)
+        # the base class's fields, set here directly: one struct per copy call, so it is hot
+        self.blockCount = int(blockCount)
+        self.blockLen = int(blockLen)
+        self.srcStride = int(srcStride)
+        self.dstStride = int(dstStride)
         self.rsv = int(rsv)
 
 
@@ -76,7 +81,10 @@ class DataCopyPadExtParams:
     __slots__ = ("dtype", "isPad", "leftPadding", "rightPadding", "paddingValue")
 
     def __class_getitem__(cls, dtype: DType):
-        return lambda *a: cls(dtype, *a)
+        maker = _PAD_PARAMS.get(dtype)
+        if maker is None:
+            maker = _PAD_PARAMS[dtype] = partial(cls, dtype)
+        return maker
 
     def __init__(self, dtype: DType | None = None, isPad: bool = False, leftPadding: int = 0,
                  rightPadding: int = 0, paddingValue: object = 0) -> None:
@@ -90,6 +98,8 @@ class DataCopyPadExtParams:
         return (f"DataCopyPadExtParams<{self.dtype}>({self.isPad}, {self.leftPadding}, "
                 f"{self.rightPadding}, {self.paddingValue!r})")
 
+
+_PAD_PARAMS: dict[DType, partial] = {}  # dtype -> DataCopyPadExtParams[dtype]
 
 DataCopyPadParams = DataCopyPadExtParams  # the older spelling takes the same fields
 
