@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from enum import IntEnum
+from functools import partial
 from typing import Any
 
 from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core, dummy_byte
@@ -19,7 +20,7 @@ from .errors import QueueStateError
 from .memory import BufferInfo, LocalTensor
 from .registry import W, register
 from .sanitizer.online import abort, fault
-from .sync import NUM_EVENT_IDS, HardEvent, run_on_pipe, set_flag, wait_flag
+from .sync import NUM_EVENT_IDS, HardEvent, run_on_pipe, set_queue_flag, wait_queue_flag
 
 __all__ = ["TPipe", "TQue", "TBuf", "QuePosition", "TPosition", "MAX_TENSOR_POSITION_ALLOC"]
 
@@ -141,16 +142,18 @@ class _QueMeta(type):
         return lambda: cls(position, depth)
 
 
-class _Bracket:
-    """`q.AllocTensor[T]()`: the template argument in brackets."""
-
-    __slots__ = ("fn",)
+class _Bracket(dict):
+    """`q.AllocTensor[T]()`: the template argument in brackets. A dict from dtype to the bound
+    call, so that the brackets cost one C-level lookup (the call lands in `fn` directly, one
+    frame below the kernel)."""
 
     def __init__(self, fn) -> None:
+        super().__init__()
         self.fn = fn
 
-    def __getitem__(self, dtype: DType):
-        return lambda *a: self.fn(dtype, *a)
+    def __missing__(self, dtype: DType):
+        call = self[dtype] = partial(self.fn, dtype)
+        return call
 
 
 class TQue(metaclass=_QueMeta):
@@ -162,6 +165,8 @@ class TQue(metaclass=_QueMeta):
         self.buffers: list[BufferInfo] = []
         self.core: CoreState | None = None
         self.name = "TQue"
+        self.AllocTensor = _Bracket(self._alloc)
+        self.DeQue = _Bracket(self._deque)
 
     def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
         self.core, self.buffers, self.name = core, infos, name
@@ -185,7 +190,7 @@ class TQue(metaclass=_QueMeta):
                                   W, MEM_UB, b.start, b.end))
 
     def _alloc(self, dtype: DType) -> LocalTensor:
-        f = sys._getframe(2)
+        f = sys._getframe(1)
         if not self.buffers:
             abort(self.core, QueueStateError("AllocTensor before InitBuffer"), f)
         core = self.core
@@ -207,17 +212,13 @@ class TQue(metaclass=_QueMeta):
         self._record(ALLOC, i, f.f_code, f.f_lasti)
         events = _QUE_EVENTS.get(self.position)
         if events is not None and self.free_id[i] >= 0:
-            wait_flag(core, events[1], self.free_id[i], f.f_code, f.f_lasti, implicit=True)
+            wait_queue_flag(core, events[1], self.free_id[i], f.f_code, f.f_lasti)
             _release_id(core, events[1], self.free_id[i])
             self.free_id[i] = -1
         b = self.buffers[i]
         run_on_pipe(core, _FILL_PIPE[self.position], _fill, (core, b.start, b.end))
         self.state[i] = ALLOCATED
         return LocalTensor(dtype, core, b.start, (b.end - b.start) // dtype.size, b)
-
-    @property
-    def AllocTensor(self) -> _Bracket:
-        return _Bracket(self._alloc)
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         f = sys._getframe(1)
@@ -239,13 +240,13 @@ class TQue(metaclass=_QueMeta):
         event_id = -1
         if events is not None:
             event_id = _alloc_id(self.core, events[0], f)
-            set_flag(self.core, events[0], event_id, f.f_code, f.f_lasti, implicit=True)
+            set_queue_flag(self.core, events[0], event_id, f.f_code, f.f_lasti)
         self.state[i] = ENQUEUED
         self.fifo.append((i, event_id))
         return True
 
     def _deque(self, dtype: DType) -> LocalTensor:
-        f = sys._getframe(2)
+        f = sys._getframe(1)
         if not self.fifo:
             abort(self.core, QueueStateError(
                 f"DeQue on {self.name} without a matching EnQue: the queue is empty (on "
@@ -255,15 +256,11 @@ class TQue(metaclass=_QueMeta):
         self._record(DEQUE, i, f.f_code, f.f_lasti)
         events = _QUE_EVENTS.get(self.position)
         if events is not None:
-            wait_flag(self.core, events[0], event_id, f.f_code, f.f_lasti, implicit=True)
+            wait_queue_flag(self.core, events[0], event_id, f.f_code, f.f_lasti)
             _release_id(self.core, events[0], event_id)
         self.state[i] = DEQUEUED
         b = self.buffers[i]
         return LocalTensor(dtype, self.core, b.start, (b.end - b.start) // dtype.size, b)
-
-    @property
-    def DeQue(self) -> _Bracket:
-        return _Bracket(self._deque)
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
         f = sys._getframe(1)
@@ -282,7 +279,7 @@ class TQue(metaclass=_QueMeta):
         events = _QUE_EVENTS.get(self.position)
         if events is not None:
             event_id = _alloc_id(self.core, events[1], f)
-            set_flag(self.core, events[1], event_id, f.f_code, f.f_lasti, implicit=True)
+            set_queue_flag(self.core, events[1], event_id, f.f_code, f.f_lasti)
             self.free_id[i] = event_id
         self.state[i] = FREE_STATE
 
@@ -305,12 +302,13 @@ class TBuf(metaclass=_BufMeta):
         self.position = position
         self.buffers: list[BufferInfo] = []
         self.core: CoreState | None = None
+        self.Get = _Bracket(self._get)
 
     def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
         self.core, self.buffers, self.name = core, infos, name
 
     def _get(self, dtype: DType, length: int | None = None) -> LocalTensor:
-        f = sys._getframe(2)
+        f = sys._getframe(1)
         if not self.buffers:
             abort(self.core, QueueStateError("TBuf.Get before InitBuffer"), f)
         b = self.buffers[0]
@@ -323,10 +321,6 @@ class TBuf(metaclass=_BufMeta):
                                              core=self.core.block_idx), f)
             n = min(max(n, 0), capacity)  # check mode: the buffer; accesses past it report
         return LocalTensor(dtype, self.core, b.start, n, b)
-
-    @property
-    def Get(self) -> _Bracket:
-        return _Bracket(self._get)
 
 
 def _fill(core: CoreState, start: int, end: int) -> None:

@@ -208,20 +208,37 @@ def run_on_pipe(core: CoreState, pipe: int, fn, args: tuple) -> None:
 def set_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
              implicit: bool = False, frame=None) -> None:
     checked = _checked(core, event, event_id, implicit, "SetFlag", frame)
-    if checked is None:
-        return
-    src, dst, flag = checked
-    core.records.append((SET.id, src, code, lasti, 0, int(implicit), 0, flag))
-    run_on_pipe(core, src, _do_set, (core, flag, dst, len(core.records) - 1))
+    if checked is not None:
+        _record_set(core, checked[0], checked[1], checked[2], code, lasti, int(implicit))
 
 
 def wait_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
               implicit: bool = False, frame=None) -> None:
     checked = _checked(core, event, event_id, implicit, "WaitFlag", frame)
-    if checked is None:
-        return
-    src, dst, flag = checked
-    core.records.append((WAIT.id, dst, code, lasti, 0, int(implicit), 0, flag))
+    if checked is not None:
+        _record_wait(core, checked[1], checked[2], code, lasti, int(implicit))
+
+
+def set_queue_flag(core: CoreState, event: int, event_id: int, code, lasti: int) -> None:
+    """The implicit SetFlag of a TQue call: its event is a queue event and its id comes from
+    the core's event pool, so the checks of `set_flag` cannot fail and are skipped."""
+    src, dst = EVENT_PIPES[event]
+    _record_set(core, src, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
+
+
+def wait_queue_flag(core: CoreState, event: int, event_id: int, code, lasti: int) -> None:
+    """The implicit WaitFlag of a TQue call (see `set_queue_flag`)."""
+    _record_wait(core, EVENT_PIPES[event][1], event * NUM_EVENT_IDS + event_id, code, lasti, 1)
+
+
+def _record_set(core: CoreState, src: int, dst: int, flag: int, code, lasti: int,
+                implicit: int) -> None:
+    core.records.append((SET.id, src, code, lasti, 0, implicit, 0, flag))
+    run_on_pipe(core, src, _do_set, (core, flag, dst, len(core.records) - 1))
+
+
+def _record_wait(core: CoreState, dst: int, flag: int, code, lasti: int, implicit: int) -> None:
+    core.records.append((WAIT.id, dst, code, lasti, 0, implicit, 0, flag))
     run_on_pipe(core, dst, _do_wait, (core, flag, dst))
 
 
