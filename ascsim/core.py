@@ -20,7 +20,7 @@ from .errors import SimulationError
 if TYPE_CHECKING:
     from .profile import HardwareProfile
 
-__all__ = ["CoreState", "current_core", "bind_core", "PIPE_NAMES", "kernel_frame"]
+__all__ = ["CoreState", "current_core", "bind_core", "PIPE_NAMES", "kernel_frame", "new_ubs"]
 
 # Pipe numbers used in records. The AscendC `pipe_t` values are compiler-defined and not
 # published, so these are ascsim's own; `PIPE_ALL` only appears as a PipeBarrier argument.
@@ -42,12 +42,13 @@ class CoreState:
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
-                 gm: list[Any], tiling_key: int | None = None) -> None:
+                 gm: list[Any], tiling_key: int | None = None,
+                 ub: np.ndarray | None = None) -> None:
         self.block_idx = block_idx
         self.block_num = block_num
         self.profile = profile
-        # UB contents are unspecified at kernel start: fill with the recognisable pattern.
-        self.ub = np.full(profile.ub_bytes, dummy_byte(profile), dtype=np.uint8)
+        # UB contents are unspecified at kernel start: the recognisable pattern (see new_ubs).
+        self.ub = new_ubs(profile, 1)[0] if ub is None else ub
         # One typed view of the whole UB per dtype code; instructions index them by element.
         self.views: list[np.ndarray | None] = [None] * (max(t.code for t in ALL_DTYPES) + 1)
         for t in ALL_DTYPES:
@@ -68,6 +69,15 @@ class CoreState:
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"
+
+
+def new_ubs(profile: HardwareProfile, count: int) -> list[np.ndarray]:
+    """`count` Unified Buffers filled with the dummy byte, cut from one allocation: one large
+    block is faulted in far faster than many small ones (the OS can back it with huge pages),
+    which matters for a 48-core launch."""
+    size = profile.ub_bytes
+    block = np.full(count * size, dummy_byte(profile), dtype=np.uint8)
+    return [block[i * size:(i + 1) * size] for i in range(count)]
 
 
 def dummy_byte(profile: HardwareProfile) -> int:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core import PIPE_NAMES, CoreState, bind_core
+from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
 from .errors import ParameterError, SimulationError
 from .memory import GmBuffer
 from .profile import HardwareProfile, load_profile
@@ -197,7 +197,9 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         gm.append(tbuf)
         args.append(tbuf)
     gm_table: list[Any] = [None, *gm]  # memory id k -> buffer (0 is UB)
-    cores = [CoreState(b, block_dim, prof, gm_table, tiling_key) for b in range(block_dim)]
+    ubs = new_ubs(prof, block_dim)
+    cores = [CoreState(b, block_dim, prof, gm_table, tiling_key, ubs[b])
+             for b in range(block_dim)]
     name = getattr(kernel, "__name__", str(kernel))
     session = None
     if sanitize != "off":
