@@ -39,6 +39,7 @@ class CoreState:
     __slots__ = (
         "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
         "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
+        "dummy", "tmp_ub",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -49,6 +50,8 @@ class CoreState:
         self.profile = profile
         # UB contents are unspecified at kernel start: the recognisable pattern (see new_ubs).
         self.ub = new_ubs(profile, 1)[0] if ub is None else ub
+        self.dummy = np.uint8(dummy_byte(profile))  # what unspecified bytes read as
+        self.tmp_ub = profile.tmp_ub_offset         # the library temp area's first byte
         # One typed view of the whole UB per dtype code; instructions index them by element.
         self.views: list[np.ndarray | None] = [None] * (max(t.code for t in ALL_DTYPES) + 1)
         for t in ALL_DTYPES:

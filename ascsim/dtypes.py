@@ -9,6 +9,7 @@ value the way a C++ cast would: `float(0.1)` is `np.float32(0.1)`, rounded to ne
 from __future__ import annotations
 
 import builtins
+import math
 
 import ml_dtypes
 import numpy as np
@@ -32,10 +33,38 @@ __all__ = [
 ]
 
 
+# Scalar operands are mostly the same few constants call after call, so their conversions are
+# remembered (per dtype, up to _MEMO_LIMIT values) for these plain numeric types.
+_MEMO_TYPES = frozenset({builtins.float, builtins.int, builtins.bool, np.float16, np.float32,
+                         np.float64})
+_MEMO_LIMIT = 256
+
+
+_PLUS_ZERO, _MINUS_ZERO = object(), object()  # memo keys of the two zeros
+
+
+def memo_convert(memo: dict, value: object, convert) -> object:
+    """convert(value), remembered in `memo`. Equal numbers convert alike, with one exception:
+    0.0 == -0.0 as dict keys but their bits differ, so zeros are keyed by their sign. A NaN
+    never equals another, so it is found again only as the same object (same payload)."""
+    if type(value) not in _MEMO_TYPES:
+        return convert(value)
+    key = value
+    if value == 0:
+        key = _MINUS_ZERO if math.copysign(1.0, value) < 0 else _PLUS_ZERO
+    hit = memo.get(key)
+    if hit is None:
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        hit = memo[key] = convert(value)
+    return hit
+
+
 class DType:
     """One AscendC element type. Instances are singletons compared with `is`."""
 
-    __slots__ = ("name", "size", "kind", "storage", "numpy", "code", "__weakref__")
+    __slots__ = ("name", "size", "kind", "storage", "numpy", "code", "_bits_memo",
+                 "__weakref__")
 
     def __init__(self, name: str, size: int, kind: str, storage: type, numpy_type: type,
                  code: int) -> None:
@@ -45,6 +74,7 @@ class DType:
         self.storage = np.dtype(storage)   # how the simulator holds the bits
         self.numpy = np.dtype(numpy_type)  # what callers hand in and get back
         self.code = code          # small id used in instruction records
+        self._bits_memo: dict = {}
 
     def __repr__(self) -> str:
         return self.name
@@ -60,6 +90,9 @@ class DType:
     def bits(self, value: object) -> np.generic:
         """`value` converted to this type (as `__call__`), as the UB stores it: fp16 and bf16 as
         their uint16 bit pattern, everything else as is."""
+        return memo_convert(self._bits_memo, value, self._bits)
+
+    def _bits(self, value: object) -> np.generic:
         v = self(value)
         return v if self.storage == self.numpy else v.view(self.storage)
 

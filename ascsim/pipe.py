@@ -14,7 +14,7 @@ from enum import IntEnum
 from functools import partial
 from typing import Any
 
-from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core, dummy_byte
+from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core
 from .dtypes import DType
 from .errors import QueueStateError
 from .memory import BufferInfo, LocalTensor
@@ -325,7 +325,7 @@ class TBuf(metaclass=_BufMeta):
 
 def _fill(core: CoreState, start: int, end: int) -> None:
     # AllocTensor contents are unspecified: make stale data obvious.
-    core.ub[start:end] = dummy_byte(core.profile)
+    core.ub[start:end] = core.dummy
 
 
 def _alloc_id(core: CoreState, event: int, frame=None) -> int:

@@ -22,7 +22,7 @@ from numba import literally, njit, types
 from numba.extending import overload
 
 from ..convert import f16_bits_to_f32
-from ..core import MEM_UB, PIPE_V, dummy_byte
+from ..core import MEM_UB, PIPE_V
 from ..dtypes import float, half, int32_t
 from ..errors import ParameterError
 from ..memory import LocalTensor
@@ -315,7 +315,7 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
         nb = count * dt.size
         mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8
     core = dst.core
-    tmp = core.profile.tmp_ub_offset
+    tmp = core.tmp_ub
     tmp_bytes = 32 * dt.size if scalar_mode else 32
     if scalar_mode:
         b = a
@@ -342,7 +342,7 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
         check_overlap(core, f, "Select", (nb + 255) >> 8, d, 256, 256, d + nb, b, 256, 256,
                       b + nb, "src1")
     args = (int(mode), view, d >> sh, core.ub, m, view, ao, view, bo, bits,
-            per_repeat, count, tmp, core.ub.dtype.type(dummy_byte(core.profile)))
+            per_repeat, count, tmp, core.dummy)
     key = (mode, dt.code)
     ep = _entries.get(key)
     if ep is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import CoreState, _tls
-from ..dtypes import DType, half
+from ..dtypes import ALL_DTYPES, DType, half, memo_convert
 from ..dtypes import float as dt_float
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..memory import LocalTensor
@@ -37,11 +37,19 @@ def kind_of(dtype: DType) -> int:
 def scalar_as_float64(dtype: DType, value: object) -> np.float64:
     """A scalar operand converted to T (the C++ implicit conversion), carried exactly as
     float64 into the numba loops."""
+    return memo_convert(_FLOAT64_MEMO[dtype.code], value, _FLOAT64_CONVERT[dtype.code])
+
+
+def _as_float64(dtype: DType):
     if dtype is half:
-        return np.float64(np.float16(value))
+        return lambda value: np.float64(np.float16(value))
     if dtype is dt_float:
-        return np.float64(np.float32(value))
-    return np.float64(int(dtype(value)))
+        return lambda value: np.float64(np.float32(value))
+    return lambda value: np.float64(int(dtype(value)))
+
+
+_FLOAT64_CONVERT = {t.code: _as_float64(t) for t in ALL_DTYPES}
+_FLOAT64_MEMO: dict[int, dict] = {t.code: {} for t in ALL_DTYPES}
 
 BLOCK_BYTES = 32     # one DataBlock
 MAX_REPEAT_TIMES = 255

@@ -223,6 +223,9 @@ def _outside(data: np.ndarray, start: int, span: int) -> bool:
     return start < 0 or start + span > data.size
 
 
+_GM_TO_UB, _UB_TO_GM = (LocalTensor, GlobalTensor), (GlobalTensor, LocalTensor)
+
+
 def _direction(name: str, dst: object, src: object, f) -> int:
     if isinstance(dst, LocalTensor) and isinstance(src, GlobalTensor):
         return PIPE_MTE2
@@ -349,10 +352,16 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
     """`DataCopyPad(dstLocal, srcGlobal, DataCopyExtParams, DataCopyPadExtParams<T>)` (GM->UB)
     or `DataCopyPad(dstGlobal, srcLocal, DataCopyExtParams)` (UB->GM)."""
     f = sys._getframe(1)
-    pipe = _direction("DataCopyPad", dst, src, f)
-    if pipe < 0:
-        return
-    core = core_of(dst, src)
+    kinds = (type(dst), type(src))
+    if kinds == _GM_TO_UB:
+        pipe, core = PIPE_MTE2, dst.core or core_of(src)
+    elif kinds == _UB_TO_GM:
+        pipe, core = PIPE_MTE3, src.core or core_of(dst)
+    else:
+        pipe = _direction("DataCopyPad", dst, src, f)
+        if pipe < 0:
+            return
+        core = core_of(dst, src)
     dt = src.dtype
     count, blen = params.blockCount, params.blockLen
     if not (0 <= count <= MAX_BLOCK_COUNT and 0 <= blen <= MAX_PAD_BLOCK_LEN):
@@ -395,7 +404,7 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
         pad_bytes = dt.encode(pad.paddingValue) if pad.isPad else _NO_PAD_BYTES
         first = core.profile.dummy_fill == "first_element" and not (left or right)
         args = (core.ub, d, dpitch, buf.data, s, spitch, blen, count if blen else 0, left, right,
-                padded, pad_bytes, pad.isPad, dummy_byte(core.profile), first, dt.size)
+                padded, pad_bytes, pad.isPad, core.dummy, first, dt.size)
         if windows:
             run_on_pipe(core, PIPE_MTE2, _windowed, (_entry(copy_pad_in, args), args) + windows)
         else:
