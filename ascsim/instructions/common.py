@@ -41,10 +41,10 @@ def scalar_as_float64(dtype: DType, value: object) -> np.float64:
 
 
 def _as_float64(dtype: DType):
-    if dtype is half:
-        return lambda value: np.float64(np.float16(value))
-    if dtype is dt_float:
-        return lambda value: np.float64(np.float32(value))
+    # every value of every AscendC float type (and of the integers up to 32 bits) is exact in
+    # float64; 64-bit integers are only used by instructions that take no scalar
+    if dtype.is_float:
+        return lambda value: np.float64(dtype(value))
     return lambda value: np.float64(int(dtype(value)))
 
 
