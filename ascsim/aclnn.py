@@ -343,7 +343,10 @@ def CommonOpExecutorRun(workspace: Any, workspaceSize: int, executor: aclOpExecu
         raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"workspaceSize {workspaceSize} is smaller "
                          f"than the {executor.workspace} bytes GetWorkspaceSize asked for")
     executor.ran = True
-    for task in executor.tasks:
+    # The tasks run once; letting go of them also breaks their reference cycle with the
+    # executor, so that the runs (UB, records) are freed as soon as the caller drops them.
+    tasks, executor.tasks = executor.tasks, []
+    for task in tasks:
         task()
     return ACLNN_SUCCESS
 

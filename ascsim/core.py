@@ -39,7 +39,7 @@ class CoreState:
     __slots__ = (
         "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
         "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
-        "dummy", "tmp_ub",
+        "dummy", "tmp_ub", "owned",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -69,6 +69,9 @@ class CoreState:
         self.event_pool: dict[int, int] = {}  # HardEvent -> bit mask of ids held by TQue
         self.sanitizer = None      # set by the runtime when a sanitizer mode is on
         self.log: list[str] = []   # printf / DumpTensor output
+        # kernel-side objects that point back at this core (TPipe, TQue, TBuf): unhooked when
+        # the kernel ends, so that a finished run is freed as soon as nobody holds it
+        self.owned: list[Any] = []
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"

@@ -72,8 +72,12 @@ class TPipe:
     def __init__(self) -> None:
         self.core = current_core()
         self.core.pipe = self
+        self.core.owned.append(self)
         self.cursor = 0
         self.buffers: list[BufferInfo] = []
+
+    def _detach(self) -> None:
+        self.core = None
 
     def InitBuffer(self, que: TQue | TBuf, *args: int) -> None:
         """`InitBuffer(que, num, len)` or `InitBuffer(tbuf, len)`."""
@@ -152,8 +156,14 @@ class _Bracket(dict):
         self.fn = fn
 
     def __missing__(self, dtype: DType):
+        if self.fn is None:
+            raise QueueStateError("this queue or buffer belongs to a kernel run that has ended")
         call = self[dtype] = partial(self.fn, dtype)
         return call
+
+    def close(self) -> None:
+        self.clear()
+        self.fn = None
 
 
 class TQue(metaclass=_QueMeta):
@@ -170,10 +180,16 @@ class TQue(metaclass=_QueMeta):
 
     def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
         self.core, self.buffers, self.name = core, infos, name
+        core.owned.append(self)
         self.state = [FREE_STATE] * len(infos)
         self.free_id = [-1] * len(infos)      # event id of a pending free event per buffer
         self.next = 0                         # round-robin allocation cursor
         self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
+
+    def _detach(self) -> None:
+        self.core = None
+        self.AllocTensor.close()
+        self.DeQue.close()
 
     def _buffer_of(self, tensor: LocalTensor, call: str, f) -> int:
         for i, b in enumerate(self.buffers):
@@ -306,6 +322,11 @@ class TBuf(metaclass=_BufMeta):
 
     def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
         self.core, self.buffers, self.name = core, infos, name
+        core.owned.append(self)
+
+    def _detach(self) -> None:
+        self.core = None
+        self.Get.close()
 
     def _get(self, dtype: DType, length: int | None = None) -> LocalTensor:
         f = sys._getframe(1)

@@ -134,6 +134,15 @@ def _kernel_position(exc: BaseException) -> tuple[str | None, str | None]:
 def _run_core(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> None:
     bind_core(core)
     try:
+        _run_kernel(kernel, args, core)
+    finally:
+        for obj in core.owned:  # the kernel has ended: its objects let go of the core
+            obj._detach()
+        core.owned.clear()
+
+
+def _run_kernel(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> None:
+    try:
         kernel(*args)
         finish_core(core)
     except CoreAborted:

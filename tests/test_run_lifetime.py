@@ -1,0 +1,51 @@
+"""A finished run is freed as soon as nobody holds it: no reference cycle keeps a core (its UB
+and its records) alive until the cycle collector happens to run."""
+
+import gc
+
+import numpy as np
+import pytest
+
+from ascsim.core import CoreState
+from ascsim.dtypes import float as f32
+from ascsim.errors import QueueStateError
+from ascsim.pipe import ALLOC
+from kernels_py.logit_grad import logit_grad
+from kernels_py.sigmoid_cross_entropy_with_logits_grad_v2 import (
+    binary_cross_entropy_with_logits_backward,
+)
+
+
+def _live_cores() -> int:
+    return sum(1 for o in gc.get_objects() if type(o) is CoreState)
+
+
+@pytest.mark.parametrize("op", ["logit_grad", "sce_grad"])
+def test_a_dropped_run_is_freed_without_the_cycle_collector(op):
+    x = np.random.default_rng(0).uniform(0.1, 0.9, 20_000).astype(np.float32)
+    gc.collect()
+    gc.disable()
+    try:
+        before = _live_cores()
+        if op == "logit_grad":
+            logit_grad(x, x, -1.0)  # TBuf and TPipe
+        else:
+            binary_cross_entropy_with_logits_backward(x, x, x, x, x, reduction="mean")  # TQue
+        assert _live_cores() == before
+        out, run = logit_grad(x, x, -1.0, return_run=True)
+        assert _live_cores() == before + run.block_dim  # held while the caller holds the run
+        del run
+        assert _live_cores() == before
+    finally:
+        gc.enable()
+
+
+def test_a_queue_used_after_its_kernel_ended_says_so():
+    _, run = binary_cross_entropy_with_logits_backward(
+        *(np.ones(64, np.float32),) * 3, reduction="none", return_run=True)
+    queues = {id(r[7]): r[7] for r in run.cores[0].records if r[0] == ALLOC.id}
+    assert queues
+    for q in queues.values():
+        with pytest.raises(QueueStateError, match="run that has ended"):
+            q.AllocTensor[f32]()
+    assert run.cores[0].pipe.core is None
