@@ -233,13 +233,25 @@ def wait_queue_flag(core: CoreState, event: int, event_id: int, code, lasti: int
 
 def _record_set(core: CoreState, src: int, dst: int, flag: int, code, lasti: int,
                 implicit: int) -> None:
+    """Record a checked SetFlag and execute it on its source pipe (every SetFlag ends here)."""
     core.records.append((SET.id, src, code, lasti, 0, implicit, 0, flag))
-    run_on_pipe(core, src, _do_set, (core, flag, dst, len(core.records) - 1))
+    if core.stalled & (1 << src):
+        core.backlog[src].append((_do_set, (core, flag, dst, len(core.records) - 1)))
+    elif core.flags[flag] or core.waiting[dst] == flag:
+        _do_set(core, flag, dst, len(core.records) - 1)  # release a stalled pipe, or a double set
+    else:
+        core.flags[flag] = 1
 
 
 def _record_wait(core: CoreState, dst: int, flag: int, code, lasti: int, implicit: int) -> None:
+    """Record a checked WaitFlag and execute it on its destination pipe."""
     core.records.append((WAIT.id, dst, code, lasti, 0, implicit, 0, flag))
-    run_on_pipe(core, dst, _do_wait, (core, flag, dst))
+    if core.stalled & (1 << dst):
+        core.backlog[dst].append((_do_wait, (core, flag, dst)))
+    elif core.flags[flag]:
+        core.flags[flag] = 0
+    else:
+        _do_wait(core, flag, dst)
 
 
 def _make_flag_op(op, event: int):
@@ -247,6 +259,7 @@ def _make_flag_op(op, event: int):
     in range, no stalled pipe) inline, everything else through set_flag / wait_flag."""
     pipes = EVENT_PIPES.get(event)
     legal = pipes is not None and pipes[0] != pipes[1]  # same-pipe events take the slow path
+    src, dst = pipes if legal else (-1, -1)
     is_set = op is set_flag
     iid = SET.id if is_set else WAIT.id
     base = event * NUM_EVENT_IDS
@@ -260,8 +273,8 @@ def _make_flag_op(op, event: int):
             # ids 6 and 7 too: the sanitizer reports them when written by hand
             op(current_core(), event, int(eventId), f.f_code, f.f_lasti, frame=f)
             return
+        # _record_set / _record_wait with no stalled pipe, inline: the hottest sync path
         flag = base + eventId
-        src, dst = pipes
         core.records.append((iid, src if is_set else dst, f.f_code, f.f_lasti, 0, 0, 0, flag))
         if is_set:
             if core.flags[flag] or core.waiting[dst] == flag:
