@@ -20,7 +20,7 @@ from .errors import QueueStateError
 from .memory import BufferInfo, LocalTensor
 from .registry import W, register
 from .sanitizer.online import abort, fault
-from .sync import NUM_EVENT_IDS, HardEvent, run_on_pipe, set_queue_flag, wait_queue_flag
+from .sync import EVENT_PIPES, NUM_EVENT_IDS, HardEvent, record_set, record_wait
 
 __all__ = ["TPipe", "TQue", "TBuf", "QuePosition", "TPosition", "MAX_TENSOR_POSITION_ALLOC"]
 
@@ -102,6 +102,10 @@ class TPipe:
         if len(self.buffers) + num > MAX_BUFFERS_PER_PIPE:
             return fault(core, QueueStateError(f"InitBuffer({name}): more than "
                                                f"{MAX_BUFFERS_PER_PIPE} buffers in one TPipe"), f)
+        if isinstance(que, TQue) and que.position not in _FILL_PIPE:
+            return fault(core, QueueStateError(
+                f"InitBuffer({name}): a TQue at {que.position.name} has no place on an AI Vector "
+                "core (its queues are VECIN, VECOUT or VECCALC)"), f)
         if isinstance(que, TQue) and que.position in _QUE_EVENTS:
             same = sum(1 for b in self.buffers if b.position == que.position.name and
                        b.index >= 0) + num
@@ -185,6 +189,12 @@ class TQue(metaclass=_QueMeta):
         self.free_id = [-1] * len(infos)      # event id of a pending free event per buffer
         self.next = 0                         # round-robin allocation cursor
         self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
+        # the implicit events as (event, source pipe, destination pipe): EnQue -> DeQue, and
+        # FreeTensor -> the next AllocTensor of the buffer; None where a position has none
+        events = _QUE_EVENTS.get(self.position)
+        self.handoff = None if events is None else (int(events[0]), *EVENT_PIPES[events[0]])
+        self.giveback = None if events is None else (int(events[1]), *EVENT_PIPES[events[1]])
+        self.fill_pipe = _FILL_PIPE[self.position]
 
     def _detach(self) -> None:
         self.core = None
@@ -226,13 +236,17 @@ class TQue(metaclass=_QueMeta):
                     "a hang on NPU)", core=core.block_idx), f)
         self.next = (i + 1) % len(self.buffers)
         self._record(ALLOC, i, f.f_code, f.f_lasti)
-        events = _QUE_EVENTS.get(self.position)
-        if events is not None and self.free_id[i] >= 0:
-            wait_queue_flag(core, events[1], self.free_id[i], f.f_code, f.f_lasti)
-            _release_id(core, events[1], self.free_id[i])
+        event_id = self.free_id[i]
+        if event_id >= 0:  # wait for the FreeTensor of this buffer (implicit flag)
+            event, _, dst = self.giveback
+            record_wait(core, dst, event * NUM_EVENT_IDS + event_id, f.f_code, f.f_lasti, 1)
+            _release_id(core, event, event_id)
             self.free_id[i] = -1
         b = self.buffers[i]
-        run_on_pipe(core, _FILL_PIPE[self.position], _fill, (core, b.start, b.end))
+        if core.stalled & (1 << self.fill_pipe):
+            core.backlog[self.fill_pipe].append((_fill, (core, b.start, b.end)))
+        else:
+            _fill(core, b.start, b.end)
         self.state[i] = ALLOCATED
         return LocalTensor(dtype, core, b.start, (b.end - b.start) // dtype.size, b)
 
@@ -252,11 +266,12 @@ class TQue(metaclass=_QueMeta):
                 f"EnQue on {self.name}: depth {self.depth} already holds {len(self.fifo)} "
                 "tensor(s) not yet dequeued", core=self.core.block_idx), f)
         self._record(ENQUE, i, f.f_code, f.f_lasti)
-        events = _QUE_EVENTS.get(self.position)
         event_id = -1
-        if events is not None:
-            event_id = _alloc_id(self.core, events[0], f)
-            set_queue_flag(self.core, events[0], event_id, f.f_code, f.f_lasti)
+        if self.handoff is not None:
+            event, src, dst = self.handoff
+            event_id = _alloc_id(self.core, event, f)
+            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, f.f_code,
+                       f.f_lasti, 1)
         self.state[i] = ENQUEUED
         self.fifo.append((i, event_id))
         return True
@@ -270,10 +285,11 @@ class TQue(metaclass=_QueMeta):
                 core=self.core.block_idx if self.core else None), f)
         i, event_id = self.fifo.pop(0)
         self._record(DEQUE, i, f.f_code, f.f_lasti)
-        events = _QUE_EVENTS.get(self.position)
-        if events is not None:
-            wait_queue_flag(self.core, events[0], event_id, f.f_code, f.f_lasti)
-            _release_id(self.core, events[0], event_id)
+        if self.handoff is not None:
+            event, _, dst = self.handoff
+            record_wait(self.core, dst, event * NUM_EVENT_IDS + event_id, f.f_code, f.f_lasti,
+                        1)
+            _release_id(self.core, event, event_id)
         self.state[i] = DEQUEUED
         b = self.buffers[i]
         return LocalTensor(dtype, self.core, b.start, (b.end - b.start) // dtype.size, b)
@@ -292,10 +308,11 @@ class TQue(metaclass=_QueMeta):
                 f"FreeTensor of {self.buffers[i].name} while it is enqueued (DeQue it first)",
                 core=self.core.block_idx), f)  # check mode: ignored
         self._record(FREE, i, f.f_code, f.f_lasti)
-        events = _QUE_EVENTS.get(self.position)
-        if events is not None:
-            event_id = _alloc_id(self.core, events[1], f)
-            set_queue_flag(self.core, events[1], event_id, f.f_code, f.f_lasti)
+        if self.giveback is not None:
+            event, src, dst = self.giveback
+            event_id = _alloc_id(self.core, event, f)
+            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, f.f_code,
+                       f.f_lasti, 1)
             self.free_id[i] = event_id
         self.state[i] = FREE_STATE
 

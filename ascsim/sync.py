@@ -209,29 +209,17 @@ def set_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
              implicit: bool = False, frame=None) -> None:
     checked = _checked(core, event, event_id, implicit, "SetFlag", frame)
     if checked is not None:
-        _record_set(core, checked[0], checked[1], checked[2], code, lasti, int(implicit))
+        record_set(core, checked[0], checked[1], checked[2], code, lasti, int(implicit))
 
 
 def wait_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
               implicit: bool = False, frame=None) -> None:
     checked = _checked(core, event, event_id, implicit, "WaitFlag", frame)
     if checked is not None:
-        _record_wait(core, checked[1], checked[2], code, lasti, int(implicit))
+        record_wait(core, checked[1], checked[2], code, lasti, int(implicit))
 
 
-def set_queue_flag(core: CoreState, event: int, event_id: int, code, lasti: int) -> None:
-    """The implicit SetFlag of a TQue call: its event is a queue event and its id comes from
-    the core's event pool, so the checks of `set_flag` cannot fail and are skipped."""
-    src, dst = EVENT_PIPES[event]
-    _record_set(core, src, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
-
-
-def wait_queue_flag(core: CoreState, event: int, event_id: int, code, lasti: int) -> None:
-    """The implicit WaitFlag of a TQue call (see `set_queue_flag`)."""
-    _record_wait(core, EVENT_PIPES[event][1], event * NUM_EVENT_IDS + event_id, code, lasti, 1)
-
-
-def _record_set(core: CoreState, src: int, dst: int, flag: int, code, lasti: int,
+def record_set(core: CoreState, src: int, dst: int, flag: int, code, lasti: int,
                 implicit: int) -> None:
     """Record a checked SetFlag and execute it on its source pipe (every SetFlag ends here)."""
     core.records.append((SET.id, src, code, lasti, 0, implicit, 0, flag))
@@ -243,7 +231,7 @@ def _record_set(core: CoreState, src: int, dst: int, flag: int, code, lasti: int
         core.flags[flag] = 1
 
 
-def _record_wait(core: CoreState, dst: int, flag: int, code, lasti: int, implicit: int) -> None:
+def record_wait(core: CoreState, dst: int, flag: int, code, lasti: int, implicit: int) -> None:
     """Record a checked WaitFlag and execute it on its destination pipe."""
     core.records.append((WAIT.id, dst, code, lasti, 0, implicit, 0, flag))
     if core.stalled & (1 << dst):
@@ -273,7 +261,7 @@ def _make_flag_op(op, event: int):
             # ids 6 and 7 too: the sanitizer reports them when written by hand
             op(current_core(), event, int(eventId), f.f_code, f.f_lasti, frame=f)
             return
-        # _record_set / _record_wait with no stalled pipe, inline: the hottest sync path
+        # record_set / record_wait with no stalled pipe, inline: the hottest sync path
         flag = base + eventId
         core.records.append((iid, src if is_set else dst, f.f_code, f.f_lasti, 0, 0, 0, flag))
         if is_set:

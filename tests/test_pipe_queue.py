@@ -109,6 +109,8 @@ def test_init_buffer_errors() -> None:
             pipe.InitBuffer(many, 8, 32)      # 1 + 8 VECIN buffers: one event id each
         calc = TQue[QuePosition.VECCALC, 1]()
         pipe.InitBuffer(calc, 8, 32)          # VECCALC queues carry no events
+        with pytest.raises(QueueStateError, match="a TQue at GM has no place"):
+            pipe.InitBuffer(TQue[QuePosition.GM, 1](), 1, 32)
 
     run(kernel)
 
