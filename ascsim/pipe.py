@@ -181,6 +181,7 @@ class TQue(metaclass=_QueMeta):
         self.name = "TQue"
         self.AllocTensor = _Bracket(self._alloc)
         self.DeQue = _Bracket(self._deque)
+        self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
 
     def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
         self.core, self.buffers, self.name = core, infos, name
@@ -188,7 +189,7 @@ class TQue(metaclass=_QueMeta):
         self.state = [FREE_STATE] * len(infos)
         self.free_id = [-1] * len(infos)      # event id of a pending free event per buffer
         self.next = 0                         # round-robin allocation cursor
-        self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
+        self.fifo = []
         # the implicit events as (event, source pipe, destination pipe): EnQue -> DeQue, and
         # FreeTensor -> the next AllocTensor of the buffer; None where a position has none
         events = _QUE_EVENTS.get(self.position)

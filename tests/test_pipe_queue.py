@@ -93,6 +93,8 @@ def test_init_buffer_errors() -> None:
         tb = TBuf[QuePosition.VECCALC]()
         with pytest.raises(QueueStateError, match="AllocTensor before InitBuffer"):
             q.AllocTensor[f32]()
+        with pytest.raises(QueueStateError, match="the queue is empty"):
+            q.DeQue[f32]()
         with pytest.raises(QueueStateError, match="TBuf.Get before InitBuffer"):
             tb.Get[f32]()
         pipe.InitBuffer(q, 1, 64)
