@@ -277,25 +277,31 @@ def _make_flag_op(op, event: int):
     return call
 
 
-class _FlagOp(dict):
-    """`SetFlag[HardEvent.MTE2_V](EVENT_ID0)`: the event is the template argument. A dict from
-    event value to the call, so that the brackets cost one C-level lookup per call."""
+class _TemplateArgs(dict):
+    """A template's instantiations by argument value, so that `X[arg]` costs one C-level dict
+    lookup; an integer-like argument that is not an int (a numpy integer) finds the same one."""
+
+    accepts = ""  # the first half of the error for an argument outside the set
+
+    def __missing__(self, arg: object):
+        call = None
+        if type(arg) is not int:
+            try:
+                call = self.get(int(arg))
+            except (TypeError, ValueError):
+                pass
+        if call is None:
+            raise ParameterError(f"{self.accepts}, got {arg!r}")
+        return call
+
+
+class _FlagOp(_TemplateArgs):
+    """`SetFlag[HardEvent.MTE2_V](EVENT_ID0)`: the event is the template argument."""
 
     def __init__(self, op) -> None:
         super().__init__((int(e), _make_flag_op(op, int(e))) for e in HardEvent
                          if e != HardEvent.MAX)
-        self._name = "SetFlag" if op is set_flag else "WaitFlag"
-
-    def __missing__(self, event: object):
-        call = None
-        if type(event) is not int:
-            try:
-                call = self.get(int(event))  # an integer-like event that is not an int
-            except (TypeError, ValueError):
-                pass
-        if call is None:
-            raise ParameterError(f"{self._name}[...] takes a HardEvent, got {event!r}")
-        return call
+        self.accepts = ("SetFlag" if op is set_flag else "WaitFlag") + "[...] takes a HardEvent"
 
 
 SetFlag = _FlagOp(set_flag)
@@ -322,24 +328,14 @@ def _pipe_barrier(pipe: int):
     return call
 
 
-class _Barrier(dict):
-    """`PipeBarrier[PIPE_V]()`: a dict from pipe to the call (one C-level lookup per call)."""
+class _Barrier(_TemplateArgs):
+    """`PipeBarrier[PIPE_V]()`."""
+
+    accepts = "PipeBarrier[...] takes PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 or PIPE_ALL"
 
     def __init__(self) -> None:
         super().__init__((p, _pipe_barrier(p)) for p in (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3,
                                                          PIPE_ALL))
-
-    def __missing__(self, pipe: object):
-        call = None
-        if type(pipe) is not int:
-            try:
-                call = self.get(int(pipe))
-            except (TypeError, ValueError):
-                pass
-        if call is not None:
-            return call
-        raise ParameterError(f"PipeBarrier[...] takes PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 or "
-                             f"PIPE_ALL, got {pipe!r}")
 
 
 PipeBarrier = _Barrier()
