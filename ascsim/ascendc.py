@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from . import instructions as _instructions
 from .core import PIPE_ALL, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V
+from .debug import DumpTensor, ascendc_assert, printf
 from .dtypes import (
     bfloat16_t,
     float,
@@ -34,8 +35,6 @@ from .dtypes import (
 )
 from .memory import GM_ADDR, GlobalTensor, LocalTensor
 from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
-from .sanitizer.debug import DumpTensor, ascendc_assert, printf
-from .sanitizer.syncmode import kernel_sync  # noqa: F401  (imported by name, not by *)
 from .sync import (
     EVENT_ID0,
     EVENT_ID1,
@@ -52,6 +51,7 @@ from .sync import (
     event_t,
     pipe_t,
 )
+from .syncmode import kernel_sync  # noqa: F401  (imported by name, not by *)
 from .tiling import GET_TILING_DATA, TILING_KEY_IS, GetBlockIdx, GetBlockNum, TilingData
 
 __all__ = [

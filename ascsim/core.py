@@ -34,12 +34,12 @@ _tls = threading.local()
 
 
 class CoreState:
-    """One AIV core. `records` holds one tuple per executed instruction (see registry.py)."""
+    """One AIV core. `records` holds one row per executed instruction (see records.py)."""
 
     __slots__ = (
         "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
         "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
-        "dummy", "tmp_ub", "owned",
+        "dummy", "first_element_dummy", "tmp_ub", "owned", "buffers", "queues", "uviews",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -50,12 +50,17 @@ class CoreState:
         self.profile = profile
         # UB contents are unspecified at kernel start: the recognisable pattern (see new_ubs).
         self.ub = new_ubs(profile, 1)[0] if ub is None else ub
-        self.dummy = np.uint8(dummy_byte(profile))  # what unspecified bytes read as
+        self.dummy = dummy_byte(profile)            # what unspecified bytes read as (0..255)
+        # 1 when DataCopyPad's dummy bytes repeat the block's first element instead
+        self.first_element_dummy = int(profile.dummy_fill == "first_element")
         self.tmp_ub = profile.tmp_ub_offset         # the library temp area's first byte
         # One typed view of the whole UB per dtype code; instructions index them by element.
+        # ... and as unsigned integers of the dtype's size, for work that only moves bits
         self.views: list[np.ndarray | None] = [None] * (max(t.code for t in ALL_DTYPES) + 1)
+        self.uviews: list[np.ndarray | None] = list(self.views)
         for t in ALL_DTYPES:
             self.views[t.code] = self.ub.view(t.storage)
+            self.uviews[t.code] = self.ub.view(f"u{t.size}")
         self.records: list[tuple] = []
         # flags[event * 8 + id] = 1 while set and not yet waited for (binary semaphore)
         self.flags = [0] * (64 * 8)
@@ -72,6 +77,10 @@ class CoreState:
         # kernel-side objects that point back at this core (TPipe, TQue, TBuf): unhooked when
         # the kernel ends, so that a finished run is freed as soon as nobody holds it
         self.owned: list[Any] = []
+        # every TQue/TBuf buffer the kernel initialised (a record's buffer id indexes it) and
+        # every TQue, kept after the kernel ends for the analyses
+        self.buffers: list[Any] = []
+        self.queues: list[Any] = []
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"

@@ -63,18 +63,20 @@ def memo_convert(memo: dict, value: object, convert) -> object:
 class DType:
     """One AscendC element type. Instances are singletons compared with `is`."""
 
-    __slots__ = ("name", "size", "kind", "storage", "numpy", "code", "_bits_memo",
-                 "__weakref__")
+    __slots__ = ("name", "size", "shift", "kind", "storage", "numpy", "code", "_bits_memo",
+                 "_int_memo", "__weakref__")
 
     def __init__(self, name: str, size: int, kind: str, storage: type, numpy_type: type,
                  code: int) -> None:
         self.name = name          # the C++ spelling, used in messages
         self.size = size          # bytes per element
+        self.shift = size.bit_length() - 1  # byte address >> shift = element index
         self.kind = kind          # "f" float, "i" signed int, "u" unsigned int
         self.storage = np.dtype(storage)   # how the simulator holds the bits
         self.numpy = np.dtype(numpy_type)  # what callers hand in and get back
         self.code = code          # small id used in instruction records
         self._bits_memo: dict = {}
+        self._int_memo: dict = {}
 
     def __repr__(self) -> str:
         return self.name
@@ -95,6 +97,19 @@ class DType:
     def _bits(self, value: object) -> np.generic:
         v = self(value)
         return v if self.storage == self.numpy else v.view(self.storage)
+
+    def scalar_bits(self, value: object) -> int:
+        """`value` converted to this type (as `__call__`), as the int64 a record's SCALAR field
+        holds: the element's bits, two's complement (remembered like `bits`)."""
+        if type(value) in _MEMO_TYPES and value:  # a remembered non-zero number: no call
+            hit = self._int_memo.get(value)
+            if hit is not None:
+                return hit
+        return memo_convert(self._int_memo, value, self._scalar_bits)
+
+    def _scalar_bits(self, value: object) -> int:
+        raw = int(np.array(self(value), dtype=self.numpy).view(f"u{self.size}")[()])
+        return raw - (1 << 64) if raw >> 63 else raw
 
     def encode(self, value: object) -> np.ndarray:
         """`value` converted to this type, as its little-endian bytes."""

@@ -1,5 +1,15 @@
-"""Exceptions: `AclnnError` for API misuse (aclnn return codes) and `SimulationError` (with one
-subclass per kind of kernel fault) for everything a kernel does wrong on the simulated core."""
+"""Exceptions. Everything ascsim raises on purpose derives from `AscsimError`:
+
+- `AclnnError`: API misuse at an aclnn entry point (`.code`: the aclnn return code);
+- `SimulationError` (one subclass per kind of kernel fault): what a kernel does wrong on the
+  simulated core;
+- `ProfileError`: a hardware profile that is missing, malformed or out of range;
+- `ParseError`: C++ the mirror check cannot read;
+- `UsageError`: a request ascsim cannot carry out as asked (an unknown operator, a shape or
+  dtype it cannot parse, a tiling knob the operator does not have).
+
+The command line turns any of them into one line on stderr (a traceback only with --debug).
+"""
 
 from __future__ import annotations
 
@@ -22,7 +32,23 @@ _CODE_NAMES = {
 }
 
 
-class AclnnError(Exception):
+class AscsimError(Exception):
+    """The root of every error ascsim raises on purpose."""
+
+
+class UsageError(AscsimError, ValueError):
+    """A request ascsim cannot carry out as asked (see the module docstring)."""
+
+
+class ProfileError(AscsimError, ValueError):
+    """A profile file that is missing, malformed or out of range."""
+
+
+class ParseError(AscsimError, SyntaxError):
+    """C++ source the mirror check cannot read."""
+
+
+class AclnnError(AscsimError):
     """An aclnn API call failed; `.code` is the aclnn return code (161001, 161002, 561xxx)."""
 
     def __init__(self, code: int, message: str) -> None:
@@ -31,7 +57,7 @@ class AclnnError(Exception):
         super().__init__(f"{_CODE_NAMES.get(code, 'ACLNN_ERR')} ({code}): {message}")
 
 
-class SimulationError(Exception):
+class SimulationError(AscsimError):
     """A kernel did something the hardware does not allow (or leaves undefined).
 
     `.kind` names the check, `.where` is a list of "label: text" context lines (instruction,

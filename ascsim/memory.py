@@ -13,10 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from .core import MEM_UB, CoreState, current_core, dummy_byte
-from .dtypes import DType
+from . import records as rec
+from .core import MEM_UB, PIPE_S, CoreState, current_core, dummy_byte, kernel_frame
+from .dtypes import ALL_DTYPES, DType
 from .errors import OutOfRangeError, ParameterError
-from .sanitizer.online import abort, fault
+from .faults import abort, fault
+from .registry import (
+    AccessPattern,
+    Cost,
+    CostKind,
+    CppDecl,
+    Dataflow,
+    Operand,
+    Signature,
+    register,
+)
 
 __all__ = ["GmBuffer", "GlobalTensor", "LocalTensor", "GM_ADDR", "BufferInfo"]
 
@@ -129,18 +140,17 @@ class GlobalTensor(metaclass=_Typed):
         return start, end, True
 
     def GetValue(self, index: int) -> np.generic:
-        from .registry import scalar_access
         start, end, inside = self._element(index, False)
         core = current_core()
-        scalar_access("GetValue", core, self.buf.mem_id, start, end, write=False)
+        _record_scalar(core, GET_VALUE, self.dtype, self.buf.mem_id, start, end, 0)
         if not inside:  # check mode: the missing bytes read as the dummy pattern
             return _decode(self.dtype, np.full(end - start, dummy_byte(core.profile), np.uint8))
         return _decode(self.dtype, self.buf.data[start:end])
 
     def SetValue(self, index: int, value: object) -> None:
-        from .registry import scalar_access
         start, end, inside = self._element(index, True)
-        scalar_access("SetValue", current_core(), self.buf.mem_id, start, end, write=True)
+        _record_scalar(current_core(), SET_VALUE, self.dtype, self.buf.mem_id, start, end,
+                       self.dtype.scalar_bits(value))
         if inside:  # check mode: a write outside the buffer is dropped
             self.buf.data[start:end] = self.dtype.encode(value)
 
@@ -150,13 +160,15 @@ class GlobalTensor(metaclass=_Typed):
 
 
 class BufferInfo:
-    """Where a LocalTensor came from: a TQue/TBuf buffer (name, UB byte range, position)."""
+    """Where a LocalTensor came from: a TQue/TBuf buffer (name, UB byte range, position, its
+    index in its TQue or -1 for a TBuf, and its id: its index in the core's buffer table)."""
 
-    __slots__ = ("name", "start", "end", "position", "index")
+    __slots__ = ("name", "start", "end", "position", "index", "id")
 
-    def __init__(self, name: str, start: int, end: int, position: str, index: int = 0) -> None:
-        self.name, self.start, self.end, self.position, self.index = (
-            name, start, end, position, index)
+    def __init__(self, name: str, start: int, end: int, position: str, index: int = 0,
+                 id: int = -1) -> None:
+        self.name, self.start, self.end, self.position, self.index, self.id = (
+            name, start, end, position, index, id)
 
     def __repr__(self) -> str:
         return f"{self.name} UB [{self.start}, {self.end})"
@@ -233,18 +245,17 @@ class LocalTensor(metaclass=_Typed):
         return start, end, 0 <= start and end <= self.core.ub.size
 
     def GetValue(self, index: int) -> np.generic:
-        from .registry import scalar_access
         start, end, inside = self._element(index, False)
-        scalar_access("GetValue", self.core, MEM_UB, start, end, write=False)
+        _record_scalar(self.core, GET_VALUE, self.dtype, MEM_UB, start, end, 0)
         if not inside:  # check mode: outside the UB reads as the dummy pattern
             return _decode(self.dtype, np.full(end - start, dummy_byte(self.core.profile),
                                                np.uint8))
         return _decode(self.dtype, self.core.ub[start:end])
 
     def SetValue(self, index: int, value: object) -> None:
-        from .registry import scalar_access
         start, end, inside = self._element(index, True)
-        scalar_access("SetValue", self.core, MEM_UB, start, end, write=True)
+        _record_scalar(self.core, SET_VALUE, self.dtype, MEM_UB, start, end,
+                       self.dtype.scalar_bits(value))
         if inside:
             self.core.ub[start:end] = self.dtype.encode(value)
 
@@ -278,4 +289,38 @@ def _ub_name(origin: BufferInfo | None) -> str:
 
 def _decode(dtype: DType, raw: np.ndarray) -> np.generic:
     return raw.view(dtype.numpy)[0]
+
+
+# ---- GetValue / SetValue: scalar-pipe instructions -------------------------------------------
+
+_ANY_ELEMENT = tuple(Signature((t,)) for t in ALL_DTYPES)
+
+GET_VALUE = register(
+    "GetValue", family="scalar", pipe=PIPE_S,
+    operands=(Operand("element", AccessPattern.ELEMENT),),
+    dataflow=Dataflow.SCALAR_READ, cost=Cost(CostKind.SCALAR), signatures=_ANY_ELEMENT,
+    work=None,
+    cpp=(CppDecl("__aicore__ T GetValue(const uint32_t index) const;", "LocalTensor"),
+         CppDecl("__aicore__ T GetValue(const uint64_t index) const;", "GlobalTensor")),
+    doc="scalar read of one UB or GM element")
+SET_VALUE = register(
+    "SetValue", family="scalar", pipe=PIPE_S,
+    operands=(Operand("element", AccessPattern.ELEMENT, write=True),
+              Operand("value", AccessPattern.NONE)),
+    dataflow=Dataflow.SCALAR_WRITE, cost=Cost(CostKind.SCALAR), signatures=_ANY_ELEMENT,
+    work=None,
+    cpp=(CppDecl("__aicore__ void SetValue(const uint32_t index, const ScalarT<T> value) const;",
+                 "LocalTensor"),
+         CppDecl("__aicore__ void SetValue(const uint64_t index, const ScalarT<T> value);",
+                 "GlobalTensor")),
+    doc="scalar write of one UB or GM element")
+
+
+def _record_scalar(core: CoreState, ins: object, dtype: DType, mem: int, start: int, end: int,
+                   value_bits: int) -> None:
+    """Record a GetValue/SetValue (scalar pipe) made by the kernel line that called it."""
+    code, lasti = kernel_frame(3)
+    core.records.append(rec.access_row(ins.id, PIPE_S, code, lasti, dtype.code, 1,
+                                       0, value_bits, rec.W if ins is SET_VALUE else rec.R,
+                                       mem, start, end))
 

@@ -12,14 +12,24 @@ from __future__ import annotations
 import sys
 from enum import IntEnum
 from functools import partial
+from types import CodeType
 from typing import Any
 
+from . import records as rec
 from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core
 from .dtypes import DType
 from .errors import QueueStateError
+from .faults import abort, fault
 from .memory import BufferInfo, LocalTensor
-from .registry import W, register
-from .sanitizer.online import abort, fault
+from .registry import (
+    AccessPattern,
+    Cost,
+    CostKind,
+    CppDecl,
+    Dataflow,
+    Operand,
+    register,
+)
 from .sync import EVENT_PIPES, NUM_EVENT_IDS, HardEvent, record_set, record_wait
 
 __all__ = ["TPipe", "TQue", "TBuf", "QuePosition", "TPosition", "MAX_TENSOR_POSITION_ALLOC"]
@@ -47,10 +57,30 @@ _QUE_EVENTS = {
 _FILL_PIPE = {QuePosition.VECIN: PIPE_MTE2, QuePosition.VECOUT: PIPE_V,
               QuePosition.VECCALC: PIPE_V}
 
-ALLOC = register("AllocTensor", PIPE_S, "queue", doc="take the next free buffer of a TQue")
-ENQUE = register("EnQue", PIPE_S, "queue", doc="hand a filled buffer to the consumer pipe")
-DEQUE = register("DeQue", PIPE_S, "queue", doc="take the oldest enqueued buffer")
-FREE = register("FreeTensor", PIPE_S, "queue", doc="give a buffer back to the producer pipe")
+
+
+def _queue_call(name: str, dataflow: Dataflow, cpp: str, doc: str):
+    """A TQue call: run by the scalar unit, its one operand the buffer it hands over (MODE of
+    its record is that buffer's id); its implicit flags are SetFlag/WaitFlag records."""
+    return register(name, family="queue", pipe=PIPE_S,
+                    operands=(Operand("buffer", AccessPattern.BUFFER,
+                                      write=dataflow is Dataflow.QUEUE_ALLOC),),
+                    dataflow=dataflow, cost=Cost(CostKind.SCALAR), signatures=(), work=None,
+                    cpp=(CppDecl(cpp, "TQue"),), doc=doc)
+
+
+ALLOC = _queue_call("AllocTensor", Dataflow.QUEUE_ALLOC,
+                    "template <typename T>\n__aicore__ LocalTensor<T> AllocTensor();",
+                    "take the next free buffer of a TQue (its contents are unspecified)")
+ENQUE = _queue_call("EnQue", Dataflow.QUEUE_ENQUE,
+                    "template <typename T>\n__aicore__ bool EnQue(const LocalTensor<T> &tensor);",
+                    "hand a filled buffer to the consumer pipe")
+DEQUE = _queue_call("DeQue", Dataflow.QUEUE_DEQUE,
+                    "template <typename T>\n__aicore__ LocalTensor<T> DeQue();",
+                    "take the oldest enqueued buffer")
+FREE = _queue_call("FreeTensor", Dataflow.QUEUE_FREE,
+                   "template <typename T>\n__aicore__ void FreeTensor(LocalTensor<T> &tensor);",
+                   "give a buffer back to the producer pipe")
 
 FREE_STATE, ALLOCATED, ENQUEUED, DEQUEUED = "free", "allocated", "enqueued", "dequeued"
 
@@ -128,9 +158,11 @@ class TPipe:
             start = self.cursor + i * length
             label = f"{name}[{i}]" if num > 1 else name
             infos.append(BufferInfo(label, min(start, ub), min(start + length, ub),
-                                    que.position.name, i if isinstance(que, TQue) else -1))
+                                    que.position.name, i if isinstance(que, TQue) else -1,
+                                    len(core.buffers) + i))
         self.cursor = end
         self.buffers.extend(infos)
+        core.buffers.extend(infos)
         que._attach(core, infos, name)
 
     def Destroy(self) -> None:
@@ -186,6 +218,7 @@ class TQue(metaclass=_QueMeta):
     def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
         self.core, self.buffers, self.name = core, infos, name
         core.owned.append(self)
+        core.queues.append(self)
         self.state = [FREE_STATE] * len(infos)
         self.free_id = [-1] * len(infos)      # event id of a pending free event per buffer
         self.next = 0                         # round-robin allocation cursor
@@ -211,10 +244,11 @@ class TQue(metaclass=_QueMeta):
                                          core=self.core.block_idx if self.core else None), f)
         return -1
 
-    def _record(self, ins, index: int, code, lasti: int) -> None:
+    def _record(self, ins, index: int, code: CodeType, lasti: int) -> None:
         b = self.buffers[index]
-        self.core.records.append((ins.id, PIPE_S, code, lasti, 0, index, 0, self,
-                                  W, MEM_UB, b.start, b.end))
+        self.core.records.append(rec.access_row(ins.id, PIPE_S, code, lasti, 0, 0, b.id, 0,
+                                                rec.W if ins is ALLOC else rec.R, MEM_UB,
+                                                b.start, b.end))
 
     def _alloc(self, dtype: DType) -> LocalTensor:
         f = sys._getframe(1)
@@ -236,11 +270,12 @@ class TQue(metaclass=_QueMeta):
                     f"at most {MAX_TENSOR_POSITION_ALLOC} may be outstanding (AllocTensor.md: "
                     "a hang on NPU)", core=core.block_idx), f)
         self.next = (i + 1) % len(self.buffers)
-        self._record(ALLOC, i, f.f_code, f.f_lasti)
+        code = f.f_code
+        self._record(ALLOC, i, code, f.f_lasti)
         event_id = self.free_id[i]
         if event_id >= 0:  # wait for the FreeTensor of this buffer (implicit flag)
             event, _, dst = self.giveback
-            record_wait(core, dst, event * NUM_EVENT_IDS + event_id, f.f_code, f.f_lasti, 1)
+            record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
             _release_id(core, event, event_id)
             self.free_id[i] = -1
         b = self.buffers[i]
@@ -266,13 +301,13 @@ class TQue(metaclass=_QueMeta):
             fault(self.core, QueueStateError(
                 f"EnQue on {self.name}: depth {self.depth} already holds {len(self.fifo)} "
                 "tensor(s) not yet dequeued", core=self.core.block_idx), f)
-        self._record(ENQUE, i, f.f_code, f.f_lasti)
+        code = f.f_code
+        self._record(ENQUE, i, code, f.f_lasti)
         event_id = -1
         if self.handoff is not None:
             event, src, dst = self.handoff
             event_id = _alloc_id(self.core, event, f)
-            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, f.f_code,
-                       f.f_lasti, 1)
+            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
         self.state[i] = ENQUEUED
         self.fifo.append((i, event_id))
         return True
@@ -285,11 +320,11 @@ class TQue(metaclass=_QueMeta):
                 "hardware this call would hang)",
                 core=self.core.block_idx if self.core else None), f)
         i, event_id = self.fifo.pop(0)
-        self._record(DEQUE, i, f.f_code, f.f_lasti)
+        code = f.f_code
+        self._record(DEQUE, i, code, f.f_lasti)
         if self.handoff is not None:
             event, _, dst = self.handoff
-            record_wait(self.core, dst, event * NUM_EVENT_IDS + event_id, f.f_code, f.f_lasti,
-                        1)
+            record_wait(self.core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
             _release_id(self.core, event, event_id)
         self.state[i] = DEQUEUED
         b = self.buffers[i]
@@ -308,12 +343,12 @@ class TQue(metaclass=_QueMeta):
             return fault(self.core, QueueStateError(
                 f"FreeTensor of {self.buffers[i].name} while it is enqueued (DeQue it first)",
                 core=self.core.block_idx), f)  # check mode: ignored
-        self._record(FREE, i, f.f_code, f.f_lasti)
+        code = f.f_code
+        self._record(FREE, i, code, f.f_lasti)
         if self.giveback is not None:
             event, src, dst = self.giveback
             event_id = _alloc_id(self.core, event, f)
-            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, f.f_code,
-                       f.f_lasti, 1)
+            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
             self.free_id[i] = event_id
         self.state[i] = FREE_STATE
 

@@ -24,16 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from .dtypes import BY_NAME
+from .errors import ProfileError
 
 __all__ = ["HardwareProfile", "ProfileError", "load_profile", "profile_names", "DEFAULT_PROFILE",
            "CostParams", "MteCost", "VectorCost"]
 
 DEFAULT_PROFILE = "Ascend910B2"
 PROFILE_DIR = Path(__file__).with_name("profiles")
-
-
-class ProfileError(ValueError):
-    """A profile file that is missing, malformed or out of range."""
 
 
 # section -> key -> (python types accepted, check, description)

@@ -1,51 +1,208 @@
-"""The instruction registry and the record format.
+"""The instruction registry: one `Instruction` entry is the whole definition of an AscendC call.
 
-Every AscendC call the simulator executes is described once, by an `Instruction` entry: its
-name, its pipe, its cost class (what the timing model charges for it) and the dtypes it takes.
-The executor appends one flat tuple per executed call to its core's `records`:
+An entry says everything the rest of ascsim needs to know about its instruction, so that no
+module keeps a table keyed by instruction names:
 
-    (instr_id, pipe, code, lasti, dtype_code, count, repeats, extra, *accesses)
+- `name`, `family` and a one-line `doc`;
+- `pipe`: the pipe it runs on, or the `PipeRule` that picks it per call;
+- `operands`: its operands in record order, each with its role, its `AccessPattern` (how the
+  sanitizer walks its bytes, how a trace shows it) and whether it is written; a record's
+  accesses are its memory operands in this order (trailing optional ones may be absent);
+- `dataflow`: how initcheck propagates uninitialised bytes through it (`Dataflow`), and for the
+  control instructions what the racecheck clocks do;
+- `cost`: the timing model's treatment (`CostKind`) and, for vector work, the cost table of the
+  hardware profile (`[cost.vector.<table>]`);
+- `signatures`: the dtype combinations it accepts (with the modes, for Cast);
+- `work`: the numba functions that do its work, all of one argument shape (see `Work`), or None
+  for the control instructions the pipe model executes itself;
+- `cpp`: its declarations in ascsim's AscendC header (`tools/ascendc_include/
+  kernel_operator.h` is generated from them: `python -m ascsim.cppheader`).
 
-`code`/`lasti` locate the kernel line (see source.py); `count` is the element count, `repeats`
-the number of 256-byte vector repeats (or bytes moved, for copies: see `Record.bytes`); `extra`
-holds what the family needs (a flag index for sync, the parameters of a strided form); the
-accesses are flattened `(flags, mem, start, end)` quadruples: `flags & W` for a write,
-`flags & STRIDED` when only parts of [start, end) are touched (the parts follow from `extra`).
-Memory 0 is the core's UB, 1.. the launch's GM buffers. Records never hold element data.
-
-Analysis code (scheduler, sanitizer, exporters) reads records through `decode()`.
+`import ascsim` registers every instruction; ids follow that fixed import order. Records (see
+records.py) carry the id; `REGISTRY[id]` is the entry. docs/extending.md shows how to add one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from types import CodeType
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from functools import cached_property
 from typing import Any
 
-from .core import PIPE_NAMES, PIPE_S, CoreState, kernel_frame
-from .dtypes import BY_CODE, DType
+from .core import PIPE_NAMES
+from .dtypes import DType
 
-__all__ = ["Instruction", "register", "REGISTRY", "by_name", "decode", "Record", "Access",
-           "R", "W", "STRIDED", "scalar_access"]
-
-R, W, STRIDED = 0, 1, 2
-PREFIX = 8  # fields before the accesses
+__all__ = ["Instruction", "Operand", "AccessPattern", "Dataflow", "CostKind", "Cost",
+           "PipeRule", "Signature", "Work", "CppDecl", "register", "REGISTRY", "by_name",
+           "CONTROL_COSTS"]
 
 
+class PipeRule(Enum):
+    """How the pipe of an instruction whose pipe is not fixed is picked, per call."""
+
+    COPY_DIRECTION = "GM->UB on MTE2, UB->GM on MTE3, UB->UB on V"
+    EVENT_SOURCE = "the source pipe of the HardEvent template argument"
+    EVENT_DESTINATION = "the destination pipe of the HardEvent template argument"
+    TEMPLATE_ARGUMENT = "the pipe given as the template argument"
+
+
+class AccessPattern(Enum):
+    """How an operand's bytes are touched (the sanitizer's exact byte ranges follow from it)."""
+
+    ELEMENTWISE = ("element i of the operand for element i of the call; in the repeat form, "
+                   "repeats of 8 DataBlocks at block and repeat strides, the DataBlocks the "
+                   "mask enables")
+    BIT_PER_ELEMENT = "bit i (byte i // 8, bit i % 8) for element i of the call"
+    LIBRARY_TEMP = ("bytes the AscendC library itself writes in its temp area at "
+                    "TMP_UB_OFFSET, not an operand of the kernel's")
+    COPY_BLOCKS = ("blockCount blocks of blockLen bytes at source and destination pitches; "
+                   "on the UB side of DataCopyPad GM->UB each block is padded to 32 bytes")
+    ELEMENT = "one element"
+    BUFFER = "the queue buffer the call hands over (no byte is read or written)"
+    NONE = "no memory: a scalar operand"
+
+
+class Dataflow(IntEnum):
+    """What the offline sanitizer pass does with a record (values are its class ids)."""
+
+    SET_FLAG = 1       # sets its flag: the source pipe's clock reaches the waiting pipe
+    WAIT_FLAG = 2      # consumes its flag (or stalls its pipe until it is set)
+    BARRIER = 3        # orders everything before it on its pipe
+    QUEUE_ALLOC = 4    # a fresh buffer: all its bytes are uninitialised
+    QUEUE_ENQUE = 5    # queue state only
+    QUEUE_DEQUE = 6
+    QUEUE_FREE = 7
+    SCALAR_READ = 8    # GetValue: reading uninitialised bytes is reported
+    SCALAR_WRITE = 9   # SetValue: the element becomes initialised
+    ELEMENTWISE = 10   # dst element i <- source elements i (elements may differ in size)
+    BITWISE = 11       # dst bit b <- source bits b
+    FILL = 12          # dst fully defined, no source
+    COMPARE = 13       # dst bit i <- source elements i
+    SELECT = 14        # dst element i <- selMask bit i and source elements i; temp written
+    COPY = 15          # bytes as moved; pads and dummy bytes uninitialised unless padded
+
+
+class CostKind(IntEnum):
+    """How the timing model treats a record (docs/timing.md)."""
+
+    VECTOR = 0     # startup + repeats x cycles per repeat, from [cost.vector.<table>]
+    COPY = 1       # latency + bytes / bandwidth (a UB->UB copy is costed as VECTOR work)
+    SET_FLAG = 2
+    WAIT_FLAG = 3
+    BARRIER = 4
+    SCALAR = 5     # the scalar unit runs it itself
+
+
+CONTROL_COSTS = frozenset({CostKind.SET_FLAG, CostKind.WAIT_FLAG, CostKind.BARRIER,
+                           CostKind.SCALAR})
+
+
+@dataclass(frozen=True)
+class Cost:
+    kind: CostKind
+    table: str = ""  # [cost.vector.<table>] of the hardware profile, for VECTOR (and copies)
+
+
+@dataclass(frozen=True)
+class Operand:
+    role: str                   # "dst", "src", "src0", "src1", "selMask", "tmp", "scalar", ...
+    pattern: AccessPattern
+    write: bool = False
+    dtype_param: int | None = None  # this operand's dtype code is row param k (Cast's src)
+
+    @property
+    def is_memory(self) -> bool:
+        return self.pattern is not AccessPattern.NONE
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One accepted dtype combination: a dtype (or None: any) per operand, in operand order,
+    and for instructions with a mode argument the modes this combination accepts."""
+
+    dtypes: tuple[DType | None, ...]
+    modes: frozenset[int] | None = None
+    rule: str = ""  # the documented rule, quoted when a call breaks it
+
+
+@dataclass(frozen=True)
+class Work:
+    """The numba functions doing an instruction's work, one per call form ("count", "repeat",
+    "gm_to_ub", ...). Every one has the same argument shape,
+
+        kernel(a, b, c, ub, gm, row)
+
+    `a`, `b`, `c` compile-time integer constants (`literals` here and the call's own: dtype
+    codes, modes, profile options; 0 when unused), `ub` the core's Unified Buffer as bytes, `gm`
+    the bytes of the GM buffer the call touches (empty when none) and `row` the call's record
+    (records.py): every operand address, count and parameter the work needs is in the row.
+    A batched executor can therefore run recorded rows through these functions directly."""
+
+    kernels: Mapping[str, Any]
+    literals: tuple[int, ...] = ()
+    _entries: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def entry(self, form: str, literals: tuple[int, int, int], row_len: int) -> Callable:
+        """The compiled entry point of `form` for these literals and rows of `row_len` ints
+        (compiled, or loaded from numba's disk cache, on first use); call it with the whole
+        argument list, literals first."""
+        key = (form, literals, row_len)
+        ep = self._entries.get(key)
+        if ep is None:
+            from .workcall import compile_work
+            ep = self._entries[key] = compile_work(self.kernels[form], literals, row_len)
+        return ep
+
+
+@dataclass(frozen=True)
+class CppDecl:
+    """A declaration in ascsim's AscendC header: a free function of namespace AscendC, or a
+    member of one of its class templates (`scope` "TQue", "LocalTensor", "GlobalTensor")."""
+
+    text: str
+    scope: str = "AscendC"
+
+
+@dataclass(frozen=True, eq=False)
 class Instruction:
     """One AscendC call: the single definition everything else reads."""
 
-    __slots__ = ("id", "name", "pipe", "family", "cost_class", "dtypes", "doc")
+    id: int
+    name: str
+    family: str            # "vector", "copy", "sync", "queue", "scalar"
+    pipe: int | PipeRule
+    operands: tuple[Operand, ...]
+    dataflow: Dataflow
+    cost: Cost
+    signatures: tuple[Signature, ...]
+    work: Work | None
+    cpp: tuple[CppDecl, ...]
+    doc: str
 
-    def __init__(self, id: int, name: str, pipe: int | None, family: str, cost_class: str,
-                 dtypes: frozenset[DType], doc: str) -> None:
-        self.id = id
-        self.name = name
-        self.pipe = pipe            # None when the pipe depends on the call (sync, DataCopy)
-        self.family = family        # "vector", "copy", "sync", "scalar", "queue"
-        self.cost_class = cost_class
-        self.dtypes = dtypes
-        self.doc = doc
+    @cached_property
+    def memory_operands(self) -> tuple[Operand, ...]:
+        """The operands that have a record access, in record order."""
+        return tuple(o for o in self.operands if o.is_memory)
+
+    @cached_property
+    def dtypes(self) -> frozenset[DType]:
+        """Every dtype some signature names."""
+        return frozenset(t for s in self.signatures for t in s.dtypes if t is not None)
+
+    def signature_for(self, *dtypes: DType) -> Signature | None:
+        """The signature whose leading dtypes are exactly `dtypes` (None: not accepted)."""
+        for s in self.signatures:
+            if len(s.dtypes) >= len(dtypes) and all(
+                    want is None or want is got for want, got in zip(s.dtypes, dtypes,
+                                                                     strict=False)):
+                return s
+        return None
+
+    @property
+    def pipe_text(self) -> str:
+        return (f"PIPE_{PIPE_NAMES[self.pipe]}" if isinstance(self.pipe, int)
+                else self.pipe.value)
 
     def __repr__(self) -> str:
         return f"<instruction {self.name}>"
@@ -55,13 +212,20 @@ REGISTRY: list[Instruction] = []
 _BY_NAME: dict[str, Instruction] = {}
 
 
-def register(name: str, pipe: int | None, family: str, cost_class: str | None = None,
-             dtypes: tuple[DType, ...] = (), doc: str = "") -> Instruction:
-    """Add an instruction; names are unique (a second definition is a programming error)."""
+def register(name: str, *, family: str, pipe: int | PipeRule, operands: tuple[Operand, ...],
+             dataflow: Dataflow, cost: Cost, signatures: tuple[Signature, ...],
+             work: Work | None, cpp: tuple[CppDecl, ...], doc: str) -> Instruction:
+    """Add an instruction. Names are unique: a second definition is a programming error, and
+    so is an entry whose facets contradict each other."""
     if name in _BY_NAME:
         raise RuntimeError(f"instruction {name} is registered twice")
-    ins = Instruction(len(REGISTRY), name, pipe, family, cost_class or name, frozenset(dtypes),
-                      doc)
+    if (work is None) != (cost.kind in CONTROL_COSTS):
+        raise RuntimeError(f"instruction {name}: only control instructions (sync, queue, "
+                           "scalar) may have no numba work")
+    if cost.kind is CostKind.VECTOR and not cost.table:
+        raise RuntimeError(f"instruction {name}: a vector cost needs its profile table name")
+    ins = Instruction(len(REGISTRY), name, family, pipe, tuple(operands), dataflow, cost,
+                      tuple(signatures), work, tuple(cpp), doc)
     REGISTRY.append(ins)
     _BY_NAME[name] = ins
     return ins
@@ -69,81 +233,3 @@ def register(name: str, pipe: int | None, family: str, cost_class: str | None = 
 
 def by_name(name: str) -> Instruction:
     return _BY_NAME[name]
-
-
-@dataclass(frozen=True, slots=True)
-class Access:
-    write: bool
-    mem: int        # 0 = UB, k >= 1 = GM buffer k
-    start: int      # byte range [start, end)
-    end: int
-    strided: bool   # only parts of the range are touched
-
-    @property
-    def nbytes(self) -> int:
-        return self.end - self.start
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """A decoded record: what analysis code sees."""
-
-    index: int
-    instruction: Instruction
-    pipe: int
-    code: CodeType | None
-    lasti: int
-    dtype: DType | None
-    count: int
-    repeats: int
-    extra: Any
-    accesses: tuple[Access, ...]
-
-    @property
-    def name(self) -> str:
-        return self.instruction.name
-
-    @property
-    def pipe_name(self) -> str:
-        return PIPE_NAMES[self.pipe]
-
-    @property
-    def reads(self) -> tuple[Access, ...]:
-        return tuple(a for a in self.accesses if not a.write)
-
-    @property
-    def writes(self) -> tuple[Access, ...]:
-        return tuple(a for a in self.accesses if a.write)
-
-    @property
-    def bytes(self) -> int:
-        """Bytes moved by a copy (its write size), or bytes written by a vector op."""
-        return sum(a.nbytes for a in self.accesses if a.write)
-
-    def position(self) -> tuple[str, str | None]:
-        """("kernels_py/...:line", "kernels_cpp/...:line" | None)."""
-        from .source import describe_position
-        if self.code is None:
-            return "<ascsim>", None
-        return describe_position(self.code, self.lasti)
-
-
-def decode(rec: tuple, index: int = -1) -> Record:
-    accesses = tuple(
-        Access(bool(rec[i] & W), rec[i + 1], rec[i + 2], rec[i + 3], bool(rec[i] & STRIDED))
-        for i in range(PREFIX, len(rec), 4))
-    return Record(index, REGISTRY[rec[0]], rec[1], rec[2], rec[3], BY_CODE.get(rec[4]), rec[5],
-                  rec[6], rec[7], accesses)
-
-
-_GET = register("GetValue", PIPE_S, "scalar", doc="scalar read of one tensor element")
-_SET = register("SetValue", PIPE_S, "scalar", doc="scalar write of one tensor element")
-
-
-def scalar_access(name: str, core: CoreState, mem: int, start: int, end: int,
-                  write: bool) -> None:
-    """Record a GetValue/SetValue (scalar pipe) made by the kernel line three frames up."""
-    code, lasti = kernel_frame(3)
-    ins = _SET if write else _GET
-    core.records.append((ins.id, PIPE_S, code, lasti, 0, 1, 0, None, W if write else R, mem,
-                         start, end))

@@ -3,12 +3,18 @@
 Each core gets its own UB, flags and instruction record. Cores run one after another, or on a
 thread pool (`threads=N`; numba work releases the GIL). A correctly written kernel gives the same
 bits either way: cores only share GM, and the sanitizer reports cores that write the same bytes.
+
+The runtime sits above the analyses: after the cores it runs the sanitizer's offline checks, and
+a `Run` hands its records to the timing model. Nothing is printed: the kernels' printf output
+goes to the `ascsim.kernel` logger and the sanitizer report to `ascsim.sanitizer` (WARNING when
+it has findings, INFO when clean).
 """
 
 from __future__ import annotations
 
 import gc
 import inspect
+import logging
 import time
 import traceback
 from collections import Counter
@@ -19,17 +25,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import records
 from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
 from .errors import ParameterError, SimulationError
+from .faults import CoreAborted, CoreChecker, Session
 from .memory import GmBuffer
 from .profile import HardwareProfile, load_profile
-from .registry import Record, decode
+from .records import Record, decode
+from .registry import REGISTRY
 from .sanitizer import trace as _trace
-from .sanitizer.online import CoreAborted, CoreChecker, Session
-from .sanitizer.syncmode import sync_mode_of
+from .sanitizer.offline import analyse_run
+from .sanitizer.report import format_report, sort_key
 from .source import cpp_position, short_path
 from .sync import finish_core
+from .syncmode import sync_mode_of
 from .tiling import TilingData
+from .timing import profile_run
 
 if TYPE_CHECKING:
     from .timing import Timeline
@@ -37,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["launch", "Run"]
 
 _ASCSIM_DIR = __file__.rsplit("/", 1)[0]
+_KERNEL_LOG = logging.getLogger("ascsim.kernel")
+_SANITIZER_LOG = logging.getLogger("ascsim.sanitizer")
 
 
 @dataclass
@@ -54,7 +67,7 @@ class Run:
     findings: list[Any] = field(default_factory=list)
 
     def records(self, core: int) -> list[tuple]:
-        """The raw record tuples of one core, in issue order."""
+        """The record rows of one core, in issue order (records.py has the schema)."""
         return self.cores[core].records
 
     def decoded(self, core: int) -> list[Record]:
@@ -68,21 +81,19 @@ class Run:
         counts: Counter[str] = Counter()
         for c in self.cores:
             for r in c.records:
-                counts[PIPE_NAMES[r[1]]] += 1
+                counts[PIPE_NAMES[r[records.PIPE]]] += 1
         return dict(counts)
 
     def counts_by_instruction(self) -> dict[str, int]:
-        from .registry import REGISTRY
         counts: Counter[str] = Counter()
         for c in self.cores:
             for r in c.records:
-                counts[REGISTRY[r[0]].name] += 1
+                counts[REGISTRY[r[records.OP]].name] += 1
         return dict(counts)
 
     def timeline(self, profile: str | HardwareProfile | None = None) -> Timeline:
         """The pipeline timeline of this run (`ascsim.timing.Timeline`) under `profile`
         (default: the profile the run used); see docs/timing.md."""
-        from .timing import profile_run
         return profile_run(self, profile)
 
     def log(self) -> list[str]:
@@ -97,7 +108,6 @@ class Run:
 
     def report(self) -> str:
         """The sanitizer report of this run (msSanitizer style; see ascsim.sanitizer)."""
-        from .sanitizer.report import format_report
         return format_report(self.findings, self.kernel_name)
 
     def __repr__(self) -> str:
@@ -163,10 +173,11 @@ def _run_kernel(kernel: Callable[..., Any], args: list[Any], core: CoreState) ->
         bind_core(None)
 
 
-def _print_logs(cores: list[CoreState]) -> None:
+def _emit_logs(cores: list[CoreState]) -> None:
+    """The kernels' printf / DumpTensor / assert lines, in core order."""
     for core in cores:
         for line in core.log:
-            print(line)
+            _KERNEL_LOG.info(line)
 
 
 def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
@@ -181,10 +192,10 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     `core_order="reverse"` runs the cores last to first (a correct kernel gives the same bits).
 
     `sanitize`: "off" (faults raise, nothing else is checked), "check" (every check runs,
-    faults become findings in `Run.findings` and a report is printed) or "strict" (a
-    SimulationError at the first ERROR). `outputs`: indices into `gm_args` of the kernel's
-    outputs (the aclnn layer passes them); the sanitizer then reports reads of output bytes not
-    yet written and output bytes no core writes.
+    faults become findings in `Run.findings`, and the report goes to the `ascsim.sanitizer`
+    logger) or "strict" (a SimulationError at the first ERROR). `outputs`: indices into
+    `gm_args` of the kernel's outputs (the aclnn layer passes them); the sanitizer then reports
+    reads of output bytes not yet written and output bytes no core writes.
     """
     if core_order not in ("forward", "reverse"):
         raise ParameterError(f"core_order must be 'forward' or 'reverse', got {core_order!r}")
@@ -244,7 +255,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             gc.unfreeze()
             gc.enable()
         _trace.detach(cores)
-        _print_logs(cores)
+        _emit_logs(cores)
     wall = time.perf_counter() - start
     run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)
     if session is not None:
@@ -253,9 +264,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
 
 
 def _sanitize(run: Run, session: Session) -> None:
-    """The offline analyses; then strict raises the earliest ERROR, check prints the report."""
-    from .sanitizer.offline import analyse_run
-    from .sanitizer.report import format_report, sort_key
+    """The offline analyses; then strict raises the earliest ERROR, check logs the report."""
     findings = [f for core in run.cores for f in core.sanitizer.findings]
     findings += analyse_run(run, session)
     findings.sort(key=sort_key)
@@ -264,4 +273,5 @@ def _sanitize(run: Run, session: Session) -> None:
         errors = [f for f in findings if f.severity == "ERROR"]
         if errors:
             raise errors[0].to_error()
-    print(format_report(findings, run.kernel_name))
+    _SANITIZER_LOG.log(logging.WARNING if findings else logging.INFO,
+                       format_report(findings, run.kernel_name))

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import sys
 from enum import IntEnum
+from types import CodeType
 
+from . import records as rec
 from .core import (
     PIPE_ALL,
     PIPE_MTE2,
@@ -26,8 +28,8 @@ from .core import (
     current_core,
 )
 from .errors import DeadlockError, ParameterError, SyncError
-from .registry import register
-from .sanitizer.online import abort, fault, note
+from .faults import abort, fault, note
+from .registry import Cost, CostKind, CppDecl, Dataflow, PipeRule, register
 
 __all__ = ["HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t",
            "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
@@ -97,11 +99,21 @@ for _e in HardEvent:
     if _src in _PIPE_BY_NAME and _dst in _PIPE_BY_NAME:
         EVENT_PIPES[int(_e)] = (_PIPE_BY_NAME[_src], _PIPE_BY_NAME[_dst])
 
-SET = register("SetFlag", None, "sync", "SetFlag", doc="set an (event, id) flag on its source pipe")
-WAIT = register("WaitFlag", None, "sync", "WaitFlag",
-                doc="wait for and clear an (event, id) flag on its destination pipe")
-BARRIER = register("PipeBarrier", None, "sync", "PipeBarrier",
-                   doc="wait until every earlier instruction of a pipe has finished")
+SET = register(
+    "SetFlag", family="sync", pipe=PipeRule.EVENT_SOURCE, operands=(), signatures=(),
+    dataflow=Dataflow.SET_FLAG, cost=Cost(CostKind.SET_FLAG), work=None,
+    cpp=(CppDecl("template <HardEvent event>\n__aicore__ void SetFlag(int32_t eventID);"),),
+    doc="set an (event, id) flag on the event's source pipe")
+WAIT = register(
+    "WaitFlag", family="sync", pipe=PipeRule.EVENT_DESTINATION, operands=(), signatures=(),
+    dataflow=Dataflow.WAIT_FLAG, cost=Cost(CostKind.WAIT_FLAG), work=None,
+    cpp=(CppDecl("template <HardEvent event>\n__aicore__ void WaitFlag(int32_t eventID);"),),
+    doc="wait for and clear an (event, id) flag on the event's destination pipe")
+BARRIER = register(
+    "PipeBarrier", family="sync", pipe=PipeRule.TEMPLATE_ARGUMENT, operands=(),
+    signatures=(), dataflow=Dataflow.BARRIER, cost=Cost(CostKind.BARRIER), work=None,
+    cpp=(CppDecl("template <pipe_t pipe>\n__aicore__ void PipeBarrier();"),),
+    doc="wait until every earlier instruction of a pipe has finished")
 
 
 def flag_name(flag: int) -> str:
@@ -205,24 +217,25 @@ def run_on_pipe(core: CoreState, pipe: int, fn, args: tuple) -> None:
         fn(*args)
 
 
-def set_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
+def set_flag(core: CoreState, event: int, event_id: int, code: CodeType, lasti: int,
              implicit: bool = False, frame=None) -> None:
     checked = _checked(core, event, event_id, implicit, "SetFlag", frame)
     if checked is not None:
         record_set(core, checked[0], checked[1], checked[2], code, lasti, int(implicit))
 
 
-def wait_flag(core: CoreState, event: int, event_id: int, code, lasti: int,
+def wait_flag(core: CoreState, event: int, event_id: int, code: CodeType, lasti: int,
               implicit: bool = False, frame=None) -> None:
     checked = _checked(core, event, event_id, implicit, "WaitFlag", frame)
     if checked is not None:
         record_wait(core, checked[1], checked[2], code, lasti, int(implicit))
 
 
-def record_set(core: CoreState, src: int, dst: int, flag: int, code, lasti: int,
-                implicit: int) -> None:
-    """Record a checked SetFlag and execute it on its source pipe (every SetFlag ends here)."""
-    core.records.append((SET.id, src, code, lasti, 0, implicit, 0, flag))
+def record_set(core: CoreState, src: int, dst: int, flag: int, code: CodeType, lasti: int,
+               implicit: int) -> None:
+    """Record a checked SetFlag and execute it on its source pipe (every SetFlag ends here);
+    `code` is the kernel line's code object."""
+    core.records.append(rec.sync_row(SET.id, src, code, lasti, flag, implicit))
     if core.stalled & (1 << src):
         core.backlog[src].append((_do_set, (core, flag, dst, len(core.records) - 1)))
     elif core.flags[flag] or core.waiting[dst] == flag:
@@ -231,9 +244,10 @@ def record_set(core: CoreState, src: int, dst: int, flag: int, code, lasti: int,
         core.flags[flag] = 1
 
 
-def record_wait(core: CoreState, dst: int, flag: int, code, lasti: int, implicit: int) -> None:
+def record_wait(core: CoreState, dst: int, flag: int, code: CodeType, lasti: int,
+                implicit: int) -> None:
     """Record a checked WaitFlag and execute it on its destination pipe."""
-    core.records.append((WAIT.id, dst, code, lasti, 0, implicit, 0, flag))
+    core.records.append(rec.sync_row(WAIT.id, dst, code, lasti, flag, implicit))
     if core.stalled & (1 << dst):
         core.backlog[dst].append((_do_wait, (core, flag, dst)))
     elif core.flags[flag]:
@@ -250,8 +264,10 @@ def _make_flag_op(op, event: int):
     src, dst = pipes if legal else (-1, -1)
     is_set = op is set_flag
     iid = SET.id if is_set else WAIT.id
+    on_pipe = src if is_set else dst
     base = event * NUM_EVENT_IDS
     getframe = sys._getframe
+    sync_row = rec.sync_row
 
     def call(eventId: int) -> None:
         f = getframe(1)
@@ -263,7 +279,7 @@ def _make_flag_op(op, event: int):
             return
         # record_set / record_wait with no stalled pipe, inline: the hottest sync path
         flag = base + eventId
-        core.records.append((iid, src if is_set else dst, f.f_code, f.f_lasti, 0, 0, 0, flag))
+        core.records.append(sync_row(iid, on_pipe, f.f_code, f.f_lasti, flag, 0))
         if is_set:
             if core.flags[flag] or core.waiting[dst] == flag:
                 _do_set(core, flag, dst, len(core.records) - 1)  # release, or a double set
@@ -310,6 +326,7 @@ WaitFlag = _FlagOp(wait_flag)
 
 def _pipe_barrier(pipe: int):
     getframe = sys._getframe
+    sync_row = rec.sync_row
 
     def call() -> None:
         f = getframe(1)
@@ -318,7 +335,7 @@ def _pipe_barrier(pipe: int):
             fault(core, SyncError("PipeBarrier<PIPE_S> is not supported: the scalar pipe is "
                                   "ordered by hardware", core=core.block_idx), f)
             return  # check mode: skipped
-        core.records.append((BARRIER.id, pipe, f.f_code, f.f_lasti, 0, 0, 0, pipe))
+        core.records.append(sync_row(BARRIER.id, pipe, f.f_code, f.f_lasti, pipe, 0))
         if pipe == PIPE_ALL and core.stalled:
             stuck = [PIPE_NAMES[p] for p in range(4) if core.stalled & (1 << p)]
             abort(core, DeadlockError(f"PipeBarrier<PIPE_ALL> while pipe(s) {', '.join(stuck)} "
@@ -354,8 +371,8 @@ def finish_core(core: CoreState) -> None:
     for p in stuck:
         flag = core.waiting[p]
         serial = next((i for i in range(len(core.records) - 1, -1, -1)
-                       if core.records[i][0] == WAIT.id and core.records[i][1] == p
-                       and core.records[i][7] == flag), None)
+                       if core.records[i][rec.OP] == WAIT.id and core.records[i][rec.PIPE] == p
+                       and core.records[i][rec.MODE] == flag), None)
         fault(core, DeadlockError(
             f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(flag)} until the kernel ends: no "
             f"SetFlag sets it ({len(core.backlog[p])} instruction(s) behind it never run)",

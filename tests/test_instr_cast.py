@@ -245,7 +245,7 @@ def test_every_legal_pair_and_mode(case: tuple[DType, DType, RM]) -> None:
         assert (got == want).all()
     rec = run.decoded(0)[-1]
     wide = max(NP_OF[src_t].itemsize, dt.itemsize)
-    assert (rec.name, rec.pipe_name, rec.dtype, rec.count, rec.extra) == (
+    assert (rec.name, rec.pipe_name, rec.dtype, rec.count, rec.mode) == (
         "Cast", "V", dst_t, x.size, int(mode))
     assert rec.repeats == (x.size * wide + 255) // 256
     assert [(a.write, a.start, a.end) for a in rec.accesses] == [

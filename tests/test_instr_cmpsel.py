@@ -69,7 +69,7 @@ def test_compare_every_mode(dtype: DType, mode: CMPMODE) -> None:
     assert (ub[DST:DST + n // 8] == want).all()
     assert (ub[DST + n // 8:DST + 32768] == SENTINEL).all()
     rec = run.decoded(0)[-1]
-    assert (rec.name, rec.pipe_name, rec.count, rec.repeats, rec.extra) == (
+    assert (rec.name, rec.pipe_name, rec.count, rec.repeats, rec.mode) == (
         "Compare", "V", n, n * dt.itemsize // 256, int(mode))
     assert [(x.write, x.start, x.end) for x in rec.accesses] == [
         (True, DST, DST + n // 8), (False, SRC0, SRC0 + n * dt.itemsize),
@@ -277,7 +277,7 @@ def test_select(case: tuple) -> None:
     if not scalar_mode:
         want_acc.append((False, SRC1, SRC1 + nb))
     assert [(x.write, x.start, x.end) for x in rec.accesses] == want_acc
-    assert (rec.name, rec.pipe_name, rec.extra) == ("Select", "V", int(mode))
+    assert (rec.name, rec.pipe_name, rec.mode) == ("Select", "V", int(mode))
 
 
 def test_select_after_compare() -> None:

@@ -192,7 +192,8 @@ def test_datacopy_strided_params(direction: str, p: DataCopyParams) -> None:
         want = ref_blocks(before, 0, src_ub, 0, p.blockCount, n, sp, dp)
         assert (ub[UB0:UB0 + 8192] == want).all()
     rec = run.decoded(0)[-1]
-    assert rec.extra is p and rec.count == p.blockCount * n // 4
+    assert rec.params == (n, sp, dp) and rec.repeats == p.blockCount
+    assert rec.count == p.blockCount * n // 4
     assert rec.pipe_name == {"gm->ub": "MTE2", "ub->gm": "MTE3", "ub->ub": "V"}[direction]
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import ascsim
 from ascsim.compare import first_mismatch
-from ascsim.registry import decode
+from ascsim.records import decode
 from kernels_py.logit_grad import aclnnLogitGrad, aclnnLogitGradGetWorkspaceSize, logit_grad
 from kernels_py.logit_grad.behaviour import evaluate, markdown_table
 from kernels_py.logit_grad.op_kernel.logit_grad import logit_grad as logit_grad_kernel
@@ -234,7 +234,7 @@ def test_record_sequence_of_one_tile() -> None:
     got = []
     for rec in run.decoded(0):
         if rec.instruction.family == "sync":
-            args = rec.extra if rec.name != "PipeBarrier" else None
+            args = rec.mode if rec.name != "PipeBarrier" else None
             got.append((rec.name, rec.pipe_name, args))
         else:
             got.append((rec.name, rec.pipe_name, rec.count,
@@ -291,7 +291,7 @@ def test_bf16_uses_rint_and_fp16_none_for_narrowing() -> None:
     run = ascsim.launch(logit_grad_kernel, 1, x, x, np.zeros_like(x), None,
                         tiling=LogitGradTilingData(elementNum=10, eps=-1.0, needCoreNum=1),
                         tiling_key=3)
-    casts = [r.extra for r in run.decoded(0) if r.name == "Cast"]
+    casts = [r.mode for r in run.decoded(0) if r.name == "Cast"]
     assert casts == [0, 0, 1]  # CAST_NONE, CAST_NONE, CAST_RINT
 
 

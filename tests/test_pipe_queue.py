@@ -172,7 +172,7 @@ def test_que_depth_limits_enqueues() -> None:
     assert seen == {"vacant": (False, True), "fifo": (128, 192)}
     sets = [x for x in r.decoded(0) if x.name == "SetFlag"]
     # event ids come from one per-core pool per HardEvent: q1 holds id 0, so q2 gets 1 and 2
-    assert [(x.extra & 7) for x in sets] == [0, 1, 2]
+    assert [(x.mode & 7) for x in sets] == [0, 1, 2]
 
 
 def test_alloc_is_round_robin_and_reads_as_dummy() -> None:
@@ -213,11 +213,11 @@ def queue_trace(position: QuePosition) -> list[tuple]:
     out = []
     for rec in run(kernel).decoded(0):
         if rec.name in ("SetFlag", "WaitFlag"):
-            out.append((rec.name, rec.pipe_name, HardEvent(rec.extra >> 3).name, rec.extra & 7,
-                        rec.count))
+            out.append((rec.name, rec.pipe_name, HardEvent(rec.mode >> 3).name, rec.mode & 7,
+                        int(rec.implicit)))
         else:
             assert rec.pipe_name == "S" and rec.instruction.family == "queue"
-            assert rec.count == 0 and rec.writes[0].start == 0 and rec.writes[0].end == 256
+            assert rec.count == 0 and rec.accesses[0].start == 0 and rec.accesses[0].end == 256
             out.append((rec.name,))
     return out
 

@@ -9,7 +9,6 @@ import pytest
 from ascsim.core import CoreState
 from ascsim.dtypes import float as f32
 from ascsim.errors import QueueStateError
-from ascsim.pipe import ALLOC
 from kernels_py.logit_grad import logit_grad
 from kernels_py.sigmoid_cross_entropy_with_logits_grad_v2 import (
     binary_cross_entropy_with_logits_backward,
@@ -43,9 +42,9 @@ def test_a_dropped_run_is_freed_without_the_cycle_collector(op):
 def test_a_queue_used_after_its_kernel_ended_says_so():
     _, run = binary_cross_entropy_with_logits_backward(
         *(np.ones(64, np.float32),) * 3, reduction="none", return_run=True)
-    queues = {id(r[7]): r[7] for r in run.cores[0].records if r[0] == ALLOC.id}
+    queues = run.cores[0].queues
     assert queues
-    for q in queues.values():
+    for q in queues:
         with pytest.raises(QueueStateError, match="run that has ended"):
             q.AllocTensor[f32]()
     assert run.cores[0].pipe.core is None

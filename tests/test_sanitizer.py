@@ -5,6 +5,8 @@ the shipped kernels' zero-finding runs are tests/test_sanitizer_shipped.py."""
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 from conftest import custom_profile
@@ -12,6 +14,7 @@ from conftest import custom_profile
 import ascsim
 from ascsim.ascendc import *
 from ascsim.cli import main as cli_main
+from ascsim.debug import c_format
 from ascsim.errors import (
     DeadlockError,
     OutOfRangeError,
@@ -20,7 +23,6 @@ from ascsim.errors import (
     SyncError,
 )
 from ascsim.sanitizer import Finding, kernel_sync, sync_mode_of
-from ascsim.sanitizer.debug import c_format
 from ascsim.sanitizer.report import format_report
 from ascsim.sanitizer.trace import CapturingRecords, capture, format_trace
 from kernels_py.logit_grad import logit_grad
@@ -62,17 +64,22 @@ def test_launch_rejects_an_unknown_mode():
                       sanitize="loud")
 
 
-def test_off_mode_collects_nothing_and_prints_nothing(capsys):
+def test_off_mode_collects_nothing_and_says_nothing(capsys, caplog):
     x = np.ones(64, np.float32)
-    run = ascsim.launch(_two_races(), 1, x, np.zeros_like(x))
-    assert run.findings == [] and capsys.readouterr().out == ""
+    with caplog.at_level(logging.DEBUG, logger="ascsim"):
+        run = ascsim.launch(_two_races(), 1, x, np.zeros_like(x))
+    assert run.findings == [] and capsys.readouterr().out == "" and not caplog.records
 
 
-def test_check_mode_collects_findings_and_prints_the_report(capsys):
+def test_check_mode_collects_findings_and_logs_the_report(capsys, caplog):
     x = np.ones(64, np.float32)
     out = np.zeros_like(x)
-    run = ascsim.launch(_two_races(), 1, x, out, sanitize="check", outputs=(1,))
-    printed = capsys.readouterr().out
+    with caplog.at_level(logging.INFO, logger="ascsim.sanitizer"):
+        run = ascsim.launch(_two_races(), 1, x, out, sanitize="check", outputs=(1,))
+    assert capsys.readouterr().out == ""  # the library prints nothing
+    (record,) = caplog.records
+    assert record.name == "ascsim.sanitizer" and record.levelno == logging.WARNING
+    printed = record.getMessage()
     races = [f for f in run.findings if f.check == "RAW hazard"]
     assert [f.instruction for f in races] == ["Muls", "DataCopy"]
     assert [f.other.instruction for f in races] == ["DataCopy", "Muls"]
@@ -116,7 +123,7 @@ def test_check_mode_keeps_a_double_set_flag_and_goes_on(capsys):
     run = ascsim.launch(kernel, 1, sanitize="check")
     assert [f.check for f in run.findings] == ["double SetFlag", "redundant sync"]
     assert run.findings[0].instruction == "SetFlag" and run.findings[0].pipe == "V"
-    assert run.cores[0].records[-1][0] == ascsim.registry.by_name("Duplicate").id
+    assert run.decoded(0)[-1].name == "Duplicate"
 
 
 def test_a_deadlocked_core_does_not_stop_the_others(capsys):
@@ -243,7 +250,8 @@ def test_c_format():
     assert c_format("%*d", 4, 9) == "   9"
 
 
-def test_printf_and_dump_tensor_are_tagged_and_collected(capsys):
+def test_printf_and_dump_tensor_are_tagged_and_collected(capsys, caplog):
+    caplog.set_level(logging.INFO, logger="ascsim.kernel")
     def kernel(x):
         pipe, buf = _ub()
         t = buf.Get[half]()
@@ -259,7 +267,9 @@ def test_printf_and_dump_tensor_are_tagged_and_collected(capsys):
                       "position=UB, dump_size=3")
     assert log[2] == "[core 0, serialNo 3] [0., 1., 2.]"
     assert log[3].startswith("[core 1, ") and len(log) == 6
-    assert capsys.readouterr().out.splitlines() == log
+    # when the launch ends, the lines go to the ascsim.kernel logger; nothing is printed
+    assert capsys.readouterr().out == ""
+    assert [r.getMessage() for r in caplog.records if r.name == "ascsim.kernel"] == log
 
 
 def test_assert_stops_the_kernel():

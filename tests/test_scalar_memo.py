@@ -1,5 +1,6 @@
 """Scalar operands are converted once and remembered (dtypes.memo_convert): the remembered
-result must be bit for bit what a fresh conversion gives, in any call order."""
+result must be bit for bit what a fresh conversion gives, in any call order. `DType.bits`
+gives the storage value, `DType.scalar_bits` the int64 a record's SCALAR field holds."""
 
 import math
 
@@ -10,7 +11,6 @@ from ascsim.ascendc import PIPE_V, HardEvent, PipeBarrier, SetFlag, WaitFlag
 from ascsim.dtypes import _MEMO_LIMIT, bfloat16_t, half, int16_t, int32_t, uint8_t
 from ascsim.dtypes import float as f32
 from ascsim.errors import ParameterError
-from ascsim.instructions.common import _FLOAT64_CONVERT, scalar_as_float64
 
 DTYPES = (half, f32, bfloat16_t, int16_t, int32_t, uint8_t)
 FLOATS = (half, f32, bfloat16_t)
@@ -24,13 +24,14 @@ def _raw(v: np.generic) -> bytes:
 @pytest.mark.parametrize("first", [0.0, -0.0], ids=["+0 first", "-0 first"])
 def test_signed_zeros_keep_their_sign_whatever_was_remembered_first(dtype, first):
     dtype._bits_memo.clear()
+    dtype._int_memo.clear()
     sign_bit = 1 << (dtype.size * 8 - 1)
     for value in (first, -first, first, np.float32(-0.0), np.float16(0.0), 0, False):
         negative = math.copysign(1.0, value) < 0 if isinstance(value, (float, np.floating)) \
             else False
         assert int(np.asarray(dtype.bits(value)).view(f"u{dtype.size}")) == (
             sign_bit if negative else 0)
-        assert math.copysign(1.0, scalar_as_float64(dtype, value)) == (-1.0 if negative else 1.0)
+        assert dtype.scalar_bits(value) == (sign_bit if negative else 0)
 
 
 @pytest.mark.parametrize("dtype", (f32,), ids=str)
@@ -40,6 +41,7 @@ def test_each_nan_keeps_its_own_payload(dtype):
     for _ in range(2):  # the second round answers from the memo
         assert int(dtype.bits(a).view(np.uint32)) == 0x7FC00123
         assert int(dtype.bits(b).view(np.uint32)) == 0xFFC00456
+        assert dtype.scalar_bits(a) == 0x7FC00123 and dtype.scalar_bits(b) == 0xFFC00456
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -54,8 +56,10 @@ def test_remembered_conversions_equal_fresh_ones(dtype):
         for _ in range(2):
             for v in values:
                 assert _raw(dtype.bits(v)) == _raw(dtype._bits(v)), v
-                assert _raw(scalar_as_float64(dtype, v)) == _raw(
-                    _FLOAT64_CONVERT[dtype.code](v)), v
+                assert dtype.scalar_bits(v) == dtype._scalar_bits(v), v
+                # the field holds the storage bits, read as two's complement
+                assert np.int64(dtype.scalar_bits(v)).astype(np.uint64) & (
+                    (1 << (8 * dtype.size)) - 1) == int.from_bytes(_raw(dtype.bits(v)), "little")
 
 
 def test_the_memo_stays_bounded():

@@ -59,9 +59,9 @@ def test_set_and_wait_run_on_source_and_destination_pipes(name: str) -> None:
         A.WaitFlag[event](3)
 
     recs = kernel_run(kernel).decoded(0)
-    assert [(r.name, r.pipe_name, r.extra, r.count) for r in recs[:2]] == [
-        ("SetFlag", src, int(event) * 8, 0), ("WaitFlag", dst, int(event) * 8, 0)]
-    assert [r.extra & 7 for r in recs] == [0, 0, 5, 5, 7, 7, 3, 3, 3, 3]
+    assert [(r.name, r.pipe_name, r.mode, r.implicit) for r in recs[:2]] == [
+        ("SetFlag", src, int(event) * 8, False), ("WaitFlag", dst, int(event) * 8, False)]
+    assert [r.mode & 7 for r in recs] == [0, 0, 5, 5, 7, 7, 3, 3, 3, 3]
     assert [r.accesses for r in recs] == [()] * 10
 
 
@@ -209,7 +209,7 @@ def test_pipe_barrier() -> None:
             A.PipeBarrier[PIPE_S]()
 
     recs = kernel_run(kernel).decoded(0)
-    assert [(r.name, r.pipe_name, r.extra) for r in recs] == [
+    assert [(r.name, r.pipe_name, r.mode) for r in recs] == [
         ("PipeBarrier", "V", PIPE_V), ("PipeBarrier", "MTE2", PIPE_MTE2),
         ("PipeBarrier", "MTE3", PIPE_MTE3), ("PipeBarrier", "ALL", PIPE_ALL)]
 

@@ -20,17 +20,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import records
 from ..dtypes import BY_CODE
 from ..registry import REGISTRY
-from ..source import describe_position
 from ..sync import flag_name
 from ..timing.cost import K_COPY, K_OP, K_SET, K_WAIT, KIND_NAMES
-from ..timing.timeline import LANE_NAMES, Timeline
+from ..timing.schedule import LANE_NAMES
 from .segments import HEADER, ISSUE, LAUNCH, segments
+
+if TYPE_CHECKING:
+    from ..timing.timeline import Timeline
 
 __all__ = ["trace_dict", "write_chrome_trace", "validate_trace", "core_pid", "TRACE_HEADER"]
 
@@ -53,19 +56,18 @@ class _Positions:
     """kernels_py (and kernels_cpp) positions of records, decoded once per call site."""
 
     def __init__(self) -> None:
-        self.cache: dict[tuple[Any, int], tuple[str, str | None]] = {}
+        self.cache: dict[tuple[int, int], tuple[str, str | None]] = {}
 
-    def __call__(self, rec: tuple) -> tuple[str, str | None]:
-        key = (rec[2], rec[3])
+    def __call__(self, row: tuple) -> tuple[str, str | None]:
+        key = (row[records.CODE], row[records.LASTI])
         hit = self.cache.get(key)
         if hit is None:
-            hit = describe_position(rec[2], rec[3]) if rec[2] is not None else ("<ascsim>", None)
-            self.cache[key] = hit
+            hit = self.cache[key] = records.position_of(row)
         return hit
 
 
-def _record_args(tl: Timeline, g: int, rec: tuple, serial: int, pos: _Positions) -> dict:
-    py, cpp = pos(rec)
+def _record_args(tl: Timeline, g: int, row: tuple, serial: int, pos: _Positions) -> dict:
+    py, cpp = pos(row)
     kind = int(tl.kind[g])
     args: dict[str, Any] = {"code": py}
     if cpp:
@@ -73,8 +75,8 @@ def _record_args(tl: Timeline, g: int, rec: tuple, serial: int, pos: _Positions)
     args["serialNo"] = serial
     args["cycles"] = [round(float(tl.start[g]), 3), round(float(tl.end[g]), 3)]
     if kind in (K_SET, K_WAIT):
-        args["event"] = flag_name(rec[7])
-        if rec[5]:
+        args["event"] = flag_name(row[records.MODE])
+        if records.is_implicit(row):
             args["implicit"] = "TQue"
     elif kind == K_COPY:
         args["bytes"] = int(tl.nbytes[g])
@@ -83,13 +85,13 @@ def _record_args(tl: Timeline, g: int, rec: tuple, serial: int, pos: _Positions)
         if moving > 0:
             args["GB/s"] = round(float(tl.nbytes[g]) * tl.clock_mhz / moving / 1e3, 3)
     elif kind == K_OP:
-        args["repeats"] = int(rec[6])
-        args["bytes"] = sum(rec[i + 3] - rec[i + 2] for i in range(8, len(rec), 4)
-                            if rec[i] & 1)
-    if rec[4]:
-        args["dtype"] = BY_CODE[rec[4]].name
+        args["repeats"] = int(row[records.REPEATS])
+        args["bytes"] = sum(end - start for flags, _, start, end in records.accesses_of(row)
+                            if flags & records.W)
+    if row[records.DTYPE]:
+        args["dtype"] = BY_CODE[row[records.DTYPE]].name
     if kind in (K_OP, K_COPY):
-        args["count"] = int(rec[5])
+        args["count"] = int(row[records.COUNT])
     return args
 
 
@@ -134,17 +136,17 @@ def trace_dict(tl: Timeline) -> dict[str, Any]:
         else:
             g = int(seg.record[j])
             serial = g - int(tl.off[b])
-            rec = tl.run.cores[b].records[serial]
-            ev["name"] = names[rec[0]]
-            ev["cat"] = families[rec[0]] or KIND_NAMES[int(tl.kind[g])]
-            ev["args"] = _record_args(tl, g, rec, serial, pos)
+            row = tl.run.cores[b].records[serial]
+            ev["name"] = names[row[records.OP]]
+            ev["cat"] = families[row[records.OP]] or KIND_NAMES[int(tl.kind[g])]
+            ev["args"] = _record_args(tl, g, row, serial, pos)
             slice_ts[g] = int(ts[j])
         events.append(ev)
     flow_id = 0
     for w in np.flatnonzero(tl.pair >= 0).tolist():
         s = int(tl.pair[w])
         b = int(np.searchsorted(tl.off, w, side="right")) - 1
-        name = flag_name(tl.run.cores[b].records[s - int(tl.off[b])][7])
+        name = flag_name(tl.run.cores[b].records[s - int(tl.off[b])][records.MODE])
         flow_id += 1
         events.append({"name": name, "cat": "flag", "ph": "s", "id": flow_id, "pid": pids[b],
                        "tid": LANE_NAMES[tl.lane[s]], "ts": slice_ts[s] / _PS})

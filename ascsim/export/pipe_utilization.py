@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..timing.cost import K_COPY
-from ..timing.timeline import Timeline
+
+if TYPE_CHECKING:
+    from ..timing.timeline import Timeline
 
 __all__ = ["pipe_utilization_rows", "write_pipe_utilization", "COLUMNS"]
 

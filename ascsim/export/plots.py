@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -15,9 +16,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..timing.cost import K_BAR_ALL
-from ..timing.timeline import LANE_NAMES, Timeline
+from ..timing.schedule import LANE_NAMES
 from .chrome_trace import core_pid
 from .segments import HEADER, ISSUE, REC, record_class, segments
+
+if TYPE_CHECKING:
+    from ..timing.timeline import Timeline
 
 __all__ = ["plot_gantt", "plot_occupancy", "GANTT_LANES"]
 

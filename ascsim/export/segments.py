@@ -10,13 +10,16 @@ end stays in the timeline).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..registry import REGISTRY
 from ..timing.cost import K_BAR, K_BAR_ALL, K_COPY, K_OP, K_SCALAR, K_SET, K_WAIT
 from ..timing.schedule import LANE_FLOWCTRL
-from ..timing.timeline import Timeline
+
+if TYPE_CHECKING:
+    from ..timing.timeline import Timeline
 
 __all__ = ["Segments", "segments", "REC", "ISSUE", "HEADER", "LAUNCH", "record_class"]
 
@@ -41,7 +44,7 @@ class Segments:
 def record_class(tl: Timeline) -> list[str]:
     """A colour/legend class per record: the vector cost class, "copy in", "copy out",
     "flag", "barrier" or "scalar"."""
-    cost_class = [ins.cost_class for ins in REGISTRY]
+    cost_class = [ins.cost.table or ins.name for ins in REGISTRY]
     fixed = {K_SET: "flag", K_WAIT: "flag", K_BAR: "barrier", K_BAR_ALL: "barrier",
              K_SCALAR: "scalar"}
     out = []

@@ -3,11 +3,16 @@ that take the most pipe time, and the model's notes."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..registry import REGISTRY
 from ..timing.cost import K_COPY
-from ..timing.timeline import LANE_NAMES, Timeline
+from ..timing.schedule import LANE_NAMES
+
+if TYPE_CHECKING:
+    from ..timing.timeline import Timeline
 
 __all__ = ["summary_text"]
 

@@ -1,23 +1,13 @@
-"""The AscendC instructions, one registry entry each (importing this package registers them)."""
+"""The AscendC instructions, one registry entry each. Importing this package registers them
+and exports what each instruction module lists in its `KERNEL_SURFACE` (its kernel-facing
+functions and their parameter types and enums), which `ascsim.ascendc` passes on to kernels."""
 
-from . import elementwise
-from .cast import Cast, RoundMode
-from .cmpsel import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
-from .common import BinaryRepeatParams, UnaryRepeatParams
-from .datacopy import (
-    DataCopy,
-    DataCopyExtParams,
-    DataCopyPad,
-    DataCopyPadExtParams,
-    DataCopyPadParams,
-    DataCopyParams,
-)
-from .elementwise import Duplicate
+from __future__ import annotations
 
-__all__ = ["BinaryRepeatParams", "UnaryRepeatParams", "Duplicate", "Cast", "RoundMode",
-           "CMPMODE", "SELMODE", "Compare", "Compares", "CompareScalar", "Select", "DataCopy",
-           "DataCopyExtParams", "DataCopyPad", "DataCopyPadExtParams", "DataCopyPadParams",
-           "DataCopyParams"]
-for _op in elementwise.OPS:
-    globals()[_op.name] = getattr(elementwise, _op.name)
-    __all__.append(_op.name)
+from . import cast, cmpsel, common, datacopy, elementwise
+
+__all__: list[str] = []
+for _module in (common, elementwise, cast, cmpsel, datacopy):
+    for _name in _module.KERNEL_SURFACE:
+        globals()[_name] = getattr(_module, _name)
+        __all__.append(_name)

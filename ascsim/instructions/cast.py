@@ -10,25 +10,35 @@ from __future__ import annotations
 import sys
 from enum import IntEnum
 
+from numba import literally, njit, types
+from numba.extending import overload
+
 from .. import convert
-from ..core import MEM_UB, PIPE_V
+from .. import records as rec
+from ..core import PIPE_V
 from ..dtypes import DType, bfloat16_t, float, half, int32_t
 from ..errors import CastRuleError
+from ..faults import fault
 from ..memory import LocalTensor
-from ..registry import W, register
-from ..sanitizer.online import fault
-from ..sync import run_on_pipe
-from .common import (
-    as_count,
-    check_overlap,
-    core_of,
-    operand_error,
-    recover_count,
-    run_snapshotted,
+from ..records import COUNT, HEADER, MODE
+from ..registry import (
+    AccessPattern,
+    Cost,
+    CostKind,
+    CppDecl,
+    Dataflow,
+    Operand,
+    Signature,
+    Work,
+    register,
 )
-from .jitcall import entry_point
+from ..sync import run_on_pipe
+from ..workcall import compile_loop
+from .common import as_count, check_overlap, core_of, operand_error, recover_count
+from .worklib import JIT, shift, view
 
 __all__ = ["Cast", "RoundMode", "CAST_RULES"]
+KERNEL_SURFACE = ("Cast", "RoundMode")
 
 
 class RoundMode(IntEnum):
@@ -69,11 +79,59 @@ CAST_RULES: dict[tuple[DType, DType], tuple[frozenset[RoundMode], object, str]] 
                        "int32_t -> float takes CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, "
                        "CAST_CEIL, CAST_ROUND or CAST_TRUNC [assumed]"),
 }
+_LOOPS = {(s.code, d.code): loop for (s, d), (_, loop, _) in CAST_RULES.items()}
 
-_CAST = register("Cast", PIPE_V, "vector", "Cast",
-                 tuple({t for pair in CAST_RULES for t in pair}),
-                 doc="type conversion with a RoundMode")
-_entries: dict[tuple[int, int], object] = {}
+
+def _cast_loop(scode, dcode, dst, doff, src, soff, n, mode, saturate):  # stub (see overload)
+    pass
+
+
+@overload(_cast_loop, jit_options=JIT)
+def _ov_cast_loop(scode, dcode, dst, doff, src, soff, n, mode, saturate):
+    if isinstance(scode, types.IntegerLiteral) and isinstance(dcode, types.IntegerLiteral):
+        loop = _LOOPS[(scode.literal_value, dcode.literal_value)]
+        return lambda scode, dcode, dst, doff, src, soff, n, mode, saturate: loop(
+            dst, doff, src, soff, n, mode, saturate)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cast_loop(scode, dcode, saturate, dv, d, sv, s, n, mode):
+    """Convert elements [s, s + n) of sv into [d, d + n) of dv (views of one UB) with `mode`;
+    a source that partially overlaps the destination is read as a snapshot."""
+    literally(scode)
+    literally(dcode)
+    literally(saturate)
+    db, dn = d << shift(dcode), n << shift(dcode)
+    sb, sn = s << shift(scode), n << shift(scode)
+    if sb < db + dn and db < sb + sn and not (sb == db and sn == dn):
+        _cast_loop(scode, dcode, dv, d, sv[s:s + n].copy(), 0, n, mode, saturate == 1)
+    else:
+        _cast_loop(scode, dcode, dv, d, sv, s, n, mode, saturate == 1)
+
+
+# Row layout: params (source dtype code,), then the dst and src accesses.
+_DST, _SRC = HEADER + 1 + 2, HEADER + 1 + 6
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cast_count(scode, dcode, saturate, ub, gm, row):
+    cast_loop(scode, dcode, saturate, view(dcode, ub), row[_DST] >> shift(dcode),
+              view(scode, ub), row[_SRC] >> shift(scode), row[COUNT], row[MODE])
+
+
+_CAST = register(
+    "Cast", family="vector", pipe=PIPE_V,
+    operands=(Operand("dst", AccessPattern.ELEMENTWISE, True),
+              Operand("src", AccessPattern.ELEMENTWISE, dtype_param=0)),
+    dataflow=Dataflow.ELEMENTWISE, cost=Cost(CostKind.VECTOR, "Cast"),
+    signatures=tuple(Signature((d, s), frozenset(int(m) for m in modes), rule)
+                     for (s, d), (modes, _, rule) in CAST_RULES.items()),
+    work=Work({"count": cast_count}),
+    cpp=(CppDecl("template <typename T, typename U>\n__aicore__ void Cast(const LocalTensor<T> "
+                 "&dst, const LocalTensor<U> &src, const RoundMode &roundMode, "
+                 "const uint32_t count);"),),
+    doc="type conversion with a RoundMode")
+_entries: dict[tuple[int, int, int], object] = {}
 
 
 def _rule_error(src: DType, dst: DType, mode: object) -> CastRuleError:
@@ -110,25 +168,25 @@ def Cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, count: int) -
         dn, sn = count * ddt.size, count * sdt.size
     core = dst.core
     wide = max(ddt.size, sdt.size)
-    core.records.append((_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, count,
-                         (count * wide + 255) >> 8, int(roundMode), W, MEM_UB, d, d + dn, 0,
-                         MEM_UB, s, s + sn))
+    row = rec.vector_row2p(_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, count,
+                           (count * wide + 255) >> 8, int(roundMode), 0, sdt.code, d, d + dn, s,
+                           s + sn)
+    core.records.append(row)
     if not count:
         return
-    so, snaps = s // sdt.size, ()
-    if s < d + dn and d < s + sn and not (s == d and sn == dn):
-        so, snaps = 0, ((2, s),)  # partial overlap: the loop reads a snapshot of src
+    if core.sanitizer is not None and s < d + dn and d < s + sn and not (s == d and sn == dn):
         # a repeat covers 256 bytes of the wider type
         check_overlap(core, f, "Cast", -(-count * wide // 256), d, 256 * ddt.size // wide,
                       256 * ddt.size // wide, d + dn, s, 256 * sdt.size // wide,
                       256 * sdt.size // wide, s + sn)
-    args = (core.views[ddt.code], d // ddt.size, core.views[sdt.code], so, count,
-            int(roundMode), core.profile.saturation)
-    key = (sdt.code, ddt.code)
+    sat = core.profile.saturation
+    args = (sdt.code, ddt.code, int(sat), core.views[ddt.code], d >> ddt.shift,
+            core.views[sdt.code], s >> sdt.shift, count, int(roundMode))
+    key = (sdt.code, ddt.code, sat)
     ep = _entries.get(key)
     if ep is None:
-        ep = _entries[key] = entry_point(rule[1], ("Cast",) + key, args, 0)
-    if core.stalled or snaps:
-        run_on_pipe(core, PIPE_V, run_snapshotted, (core, ep, args, snaps, sn, sdt))
+        ep = _entries[key] = compile_loop(cast_loop, args, 3)
+    if core.stalled:
+        run_on_pipe(core, PIPE_V, ep, args)
     else:
         ep(*args)

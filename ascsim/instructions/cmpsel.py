@@ -9,7 +9,8 @@ Select takes element i from src0 when its mask bit is 1, else from src1 (or the 
 VSEL_CMPMASK_SPR reuses the first 256 / sizeof(T) mask bits for every repeat;
 VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE consume the bits continuously. On A2 the
 library first writes into its temp area at TMP_UB_OFFSET (mode 1: the scalar splatted over 32
-elements; modes 0 and 2: 32 bytes), which ascsim models and records as a write.
+elements; modes 0 and 2: 32 bytes), which ascsim models and records as a write: the `tmp`
+operand, whose access pattern (LIBRARY_TEMP) tells the analyses it is not the kernel's.
 """
 
 from __future__ import annotations
@@ -21,36 +22,38 @@ import numpy as np
 from numba import literally, njit, types
 from numba.extending import overload
 
-from ..convert import f16_bits_to_f32
-from ..core import MEM_UB, PIPE_V
+from .. import records as rec
+from ..core import PIPE_V
 from ..dtypes import float, half, int32_t
 from ..errors import ParameterError
+from ..faults import fault, note
 from ..memory import LocalTensor
-from ..registry import W, register
-from ..sanitizer.online import fault, note
+from ..records import COUNT, HEADER, SCALAR
+from ..registry import (
+    AccessPattern,
+    Cost,
+    CostKind,
+    CppDecl,
+    Dataflow,
+    Operand,
+    Signature,
+    Work,
+    register,
+)
 from ..sync import run_on_pipe
+from ..workcall import compile_loop
 from .common import (
-    K_F16,
-    K_NATIVE,
     REPEAT_BYTES,
     as_count,
     check_overlap,
     core_of,
-    kind_of,
     operand_error,
     recover_count,
-    run_snapshotted,
-    scalar_as_float64,
 )
-from .jitcall import entry_point
+from .worklib import JIT, load, scalar, shift, source, uview, view
 
-__all__ = ["Compare", "CompareScalar", "Compares", "Select", "CMPMODE", "SELMODE",
-           "SELECT_TMP_ACCESS"]
-
-# Select's record lists the library's own temp write second (after dst): not a user access
-SELECT_TMP_ACCESS = 1
-
-JIT = dict(cache=True, nogil=True, error_model="numpy")
+__all__ = ["Compare", "CompareScalar", "Compares", "Select", "CMPMODE", "SELMODE"]
+KERNEL_SURFACE = tuple(__all__)
 
 
 class CMPMODE(IntEnum):
@@ -70,11 +73,7 @@ class SELMODE(IntEnum):
     VSEL_TENSOR_TENSOR_MODE = 2
 
 
-def _cmp(mode, x, y):  # stubs given meaning by the overloads below
-    pass
-
-
-def _load(kind, x):
+def _cmp(mode, x, y):  # stub given meaning by the overload below
     pass
 
 
@@ -95,57 +94,57 @@ def _ov_cmp(mode, x, y):
         return lambda mode, x, y: x != y
 
 
-@overload(_load, jit_options=JIT)
-def _ov_load(kind, x):
-    if isinstance(kind, types.IntegerLiteral):
-        if kind.literal_value == K_F16:
-            return lambda kind, x: f16_bits_to_f32(x)
-        return lambda kind, x: x
+# Row layout of both: no params; accesses from HEADER on.
+_A0, _A1, _A2, _A3, _A4 = (HEADER + 2 + 4 * k for k in range(5))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pack_bits(bits, dst, doff, n):
+def _pack_bits(bits, ub, d, n):
     # element i -> byte i // 8, bit i % 8 (least significant bit first)
-    d = dst[doff:doff + n // 8]
+    out = ub[d:d + n // 8]
     for k in range(n // 8):
         v = np.uint8(0)
         for j in range(8):
             v |= bits[8 * k + j] << j
-        d[k] = v
+        out[k] = v
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def compare_count(mode, kind, use_scalar, dst, doff, a, aoff, b, boff, scalar, n):
-    """Pack n (a multiple of 8) comparisons into n / 8 bytes of dst."""
+def compare_loop(mode, code, use_scalar, ub, v, d, a, b, bits, count):
+    """Pack src0 OP src1 (OP the scalar `bits` when use_scalar) of the whole 256-byte repeats
+    of `count` elements into the bit mask at UB byte d; src0 and src1 are element indices of
+    the UB view v."""
     literally(mode)
-    literally(kind)
+    literally(code)
     literally(use_scalar)
-    x = a[aoff:aoff + n]
-    y = b[boff:boff + n]
-    bits = np.empty(n, np.uint8)
+    size = 1 << shift(code)
+    n = count * size // REPEAT_BYTES * (REPEAT_BYTES // size)
+    x = v[a:a + n]
+    flags = np.empty(n, np.uint8)
     if use_scalar:
-        c = np.int64(scalar) if kind == K_NATIVE else np.float32(scalar)
+        c = scalar(code, bits)
         for i in range(n):
-            bits[i] = _cmp(mode, _load(kind, x[i]), c)
+            flags[i] = _cmp(mode, load(code, x[i]), c)
     else:
+        y = v[b:b + n]
         for i in range(n):
-            bits[i] = _cmp(mode, _load(kind, x[i]), _load(kind, y[i]))
-    _pack_bits(bits, dst, doff, n)
+            flags[i] = _cmp(mode, load(code, x[i]), load(code, y[i]))
+    _pack_bits(flags, ub, d, n)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _unpack_bits(mask, moff, n, per_repeat, reuse_first):
+def _unpack_bits(ub, m, n, per_repeat, reuse_first):
     """One byte per element: its mask bit (the first per_repeat bits again and again when
     reuse_first, as VSEL_CMPMASK_SPR does)."""
     bits = np.empty(n, np.bool_)
     width = per_repeat if reuse_first else n
-    m = mask[moff:moff + (width + 7) // 8]
+    mb = ub[m:m + (width + 7) // 8]
     for k in range(width >> 3):
-        mk = m[k]
+        mk = mb[k]
         for j in range(8):
             bits[8 * k + j] = (mk >> j) & 1
     for i in range((width >> 3) << 3, width):
-        bits[i] = (m[i >> 3] >> (i & 7)) & 1
+        bits[i] = (mb[i >> 3] >> (i & 7)) & 1
     if reuse_first:
         for i in range(width, n):
             bits[i] = bits[i % width]
@@ -153,43 +152,122 @@ def _unpack_bits(mask, moff, n, per_repeat, reuse_first):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def select_count(mode, dst, doff, mask, moff, a, aoff, b, boff, scalar_bits, per_repeat, n,
-                 tmp, dummy):
-    """Element-wise select on storage bits (no arithmetic, so one loop serves every dtype),
-    after the library's hidden write to its temp area at byte `tmp` of the UB (`mask` is the
-    whole UB as bytes, `dst` the whole UB in the element type): mode 1 splats the scalar over 32
-    elements, modes 0 and 2 write 32 bytes (their contents are unknown: the dummy fill)."""
+def select_loop(mode, code, dummy, ub, v, d, m, a, b, bits, n, tmp):
+    """Select on storage bits (v: the UB as unsigned integers of T's size; d, a, b element
+    indices, m and tmp byte addresses), after the library's hidden write to its temp area:
+    mode 1 splats the scalar `bits` over 32 elements, modes 0 and 2 write 32 unknown bytes
+    (the dummy fill). Mode 1 takes the scalar where the mask bit is 0, the others src1."""
     literally(mode)
+    literally(code)
+    literally(dummy)
     if mode == 1:
-        t = tmp // (mask.size // dst.size)
-        for i in range(32):
-            dst[t + i] = scalar_bits
+        t = tmp >> shift(code)
+        v[t:t + 32] = bits
     else:
-        for i in range(32):
-            mask[tmp + i] = dummy
+        ub[tmp:tmp + 32] = dummy
     if n == 0:
         return
-    bits = _unpack_bits(mask, moff, n, min(per_repeat, n), mode == 0)
-    d = dst[doff:doff + n]
-    x = a[aoff:aoff + n]
+    per_repeat = REPEAT_BYTES >> shift(code)
+    flags = _unpack_bits(ub, m, n, min(per_repeat, n), mode == 0)
+    x = source(v, a, d, n)
+    out = v[d:d + n]
     if mode == 1:
         for i in range(n):
-            d[i] = x[i] if bits[i] else scalar_bits
+            out[i] = x[i] if flags[i] else bits
     else:
-        y = b[boff:boff + n]
+        y = source(v, b, d, n)
         for i in range(n):
-            d[i] = x[i] if bits[i] else y[i]
+            out[i] = x[i] if flags[i] else y[i]
+
+
+# Work on rows (records.py: no params, the accesses from HEADER on).
+_A0, _A1, _A2, _A3, _A4 = (HEADER + 2 + 4 * k for k in range(5))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def compare_count(mode, code, _c, ub, gm, row):
+    compare_loop(mode, code, 0, ub, view(code, ub), row[_A0], row[_A1] >> shift(code),
+                 row[_A2] >> shift(code), 0, row[COUNT])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def compare_scalar_count(mode, code, _c, ub, gm, row):
+    compare_loop(mode, code, 1, ub, view(code, ub), row[_A0], row[_A1] >> shift(code), 0,
+                 row[SCALAR], row[COUNT])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def select_count(mode, code, dummy, ub, gm, row):
+    select_loop(mode, code, dummy, ub, uview(code, ub), row[_A0] >> shift(code), row[_A2],
+                row[_A3] >> shift(code), row[_A4] >> shift(code), 0, row[COUNT], row[_A1])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def select_scalar_count(mode, code, dummy, ub, gm, row):
+    select_loop(mode, code, dummy, ub, uview(code, ub), row[_A0] >> shift(code), row[_A2],
+                row[_A3] >> shift(code), 0, row[SCALAR], row[COUNT], row[_A1])
 
 
 CMP_DTYPES = (half, float, int32_t)
-_COMPARE = register("Compare", PIPE_V, "vector", "Compare", CMP_DTYPES,
-                    doc="element-wise comparison of two tensors into a bit mask")
-_COMPARES = register("CompareScalar", PIPE_V, "vector", "CompareScalar", CMP_DTYPES,
-                     doc="element-wise comparison with a scalar into a bit mask")
+_EQ_ONLY = frozenset({int(CMPMODE.EQ)})
+_ALL_CMP = frozenset(int(m) for m in CMPMODE)
+
+
+def _cmp_signatures(tensor: bool) -> tuple[Signature, ...]:
+    rule = "int32_t supports only CMPMODE.EQ on A2/A3"
+    return tuple(Signature((None, t, t), _EQ_ONLY if t is int32_t else _ALL_CMP,
+                           rule if t is int32_t else "")
+                 for t in CMP_DTYPES)
+
+
+_ELEMENT, _BIT = AccessPattern.ELEMENTWISE, AccessPattern.BIT_PER_ELEMENT
+_COMPARE = register(
+    "Compare", family="vector", pipe=PIPE_V,
+    operands=(Operand("dst", _BIT, True), Operand("src0", _ELEMENT), Operand("src1", _ELEMENT)),
+    dataflow=Dataflow.COMPARE, cost=Cost(CostKind.VECTOR, "Compare"),
+    signatures=_cmp_signatures(True), work=Work({"count": compare_count}),
+    cpp=(CppDecl("template <typename T, typename U>\n__aicore__ void Compare(const "
+                 "LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, "
+                 "CMPMODE cmpMode, uint32_t count);"),),
+    doc="element-wise comparison of two tensors into a bit mask")
+_COMPARES = register(
+    "CompareScalar", family="vector", pipe=PIPE_V,
+    operands=(Operand("dst", _BIT, True), Operand("src0", _ELEMENT),
+              Operand("src1Scalar", AccessPattern.NONE)),
+    dataflow=Dataflow.COMPARE, cost=Cost(CostKind.VECTOR, "CompareScalar"),
+    signatures=_cmp_signatures(False), work=Work({"count": compare_scalar_count}),
+    cpp=tuple(CppDecl(f"template <typename T, typename U>\n__aicore__ void {name}(const "
+                      "LocalTensor<U> &dst, const LocalTensor<T> &src0, const ScalarT<T> "
+                      "src1Scalar, CMPMODE cmpMode, uint32_t count);")
+              for name in ("CompareScalar", "Compares")),
+    doc="element-wise comparison with a scalar into a bit mask (also spelled Compares)")
 SELECT_DTYPES = (half, float)
-_SELECT = register("Select", PIPE_V, "vector", "Select", SELECT_DTYPES,
-                   doc="per-element choice between two sources by a bit mask")
+_SELECT = register(
+    "Select", family="vector", pipe=PIPE_V,
+    operands=(Operand("dst", _ELEMENT, True),
+              Operand("tmp", AccessPattern.LIBRARY_TEMP, True),
+              Operand("selMask", _BIT), Operand("src0", _ELEMENT), Operand("src1", _ELEMENT)),
+    dataflow=Dataflow.SELECT, cost=Cost(CostKind.VECTOR, "Select"),
+    signatures=tuple(Signature((t, None, None, t, t), frozenset(int(m) for m in SELMODE))
+                     for t in SELECT_DTYPES),
+    work=Work({"count": select_count, "scalar": select_scalar_count}),
+    cpp=(CppDecl("template <typename T, typename U>\n__aicore__ void Select(const LocalTensor<T> "
+                 "&dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, const "
+                 "LocalTensor<T> &src1, SELMODE selMode, uint32_t count);"),
+         CppDecl("template <typename T, typename U>\n__aicore__ void Select(const LocalTensor<T> "
+                 "&dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, "
+                 "ScalarT<T> src1, SELMODE selMode, uint32_t count);")),
+    doc="per-element choice between two sources (or a source and a scalar) by a bit mask")
 _entries: dict[tuple, object] = {}
+
+
+def _entry(loop, args: tuple):
+    """The compiled `loop` for these arguments (its first three are compile-time constants)."""
+    key = (loop, args[0], args[1], args[2])
+    ep = _entries.get(key)
+    if ep is None:
+        ep = _entries[key] = compile_loop(loop, args, 3)
+    return ep
 
 
 def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode, count,
@@ -235,27 +313,21 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
             "skipped and their mask bits not written"), f, instruction=name, memory="UB",
             start=d + mb, end=d + (count + 7) // 8, write=True,
             check="Compare count not whole repeats")
+    nb, m = n * dt.size, int(mode)
     if use_scalar:
-        core.records.append((ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                             n * dt.size // REPEAT_BYTES, mode, W, MEM_UB, d, d + mb, 0, MEM_UB,
-                             a, a + n * dt.size))
-        b = a
+        b, bits = a, dt.scalar_bits(other)
+        core.records.append(rec.vector_row2(ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                                            nb // REPEAT_BYTES, m, bits, d, d + mb, a, a + nb))
     else:
-        b = other.addr
-        core.records.append((ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                             n * dt.size // REPEAT_BYTES, mode, W, MEM_UB, d, d + mb, 0, MEM_UB,
-                             a, a + n * dt.size, 0, MEM_UB, b, b + n * dt.size))
+        b, bits = other.addr, 0
+        core.records.append(rec.vector_row3(ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                                            nb // REPEAT_BYTES, m, 0, d, d + mb, a, a + nb, b,
+                                            b + nb))
     if not n:
         return
-    view = core.views[dt.code]
-    sh = dt.size.bit_length() - 1
-    args = (int(mode), kind_of(dt), use_scalar, core.ub, d, view, a >> sh, view, b >> sh,
-            scalar_as_float64(dt, other) if use_scalar else np.float64(0), n)
-    key = (mode, dt.code, use_scalar)
-    ep = _entries.get(key)
-    if ep is None:
-        ep = _entries[key] = entry_point(compare_count, ("cmp",) + key, args, 3)
-    run_on_pipe(core, PIPE_V, ep, args)
+    args = (m, dt.code, int(use_scalar), core.ub, core.views[dt.code], d, a >> dt.shift,
+            b >> dt.shift, bits, count)
+    run_on_pipe(core, PIPE_V, _entry(compare_loop, args), args)
 
 
 def Compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmpMode: CMPMODE,
@@ -318,36 +390,29 @@ def Select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obje
     tmp = core.tmp_ub
     tmp_bytes = 32 * dt.size if scalar_mode else 32
     if scalar_mode:
-        b = a
-        core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                             (nb + 255) >> 8, mode, W, MEM_UB, d, d + nb, W, MEM_UB, tmp,
-                             tmp + tmp_bytes, 0, MEM_UB, m, m + mask_bytes, 0, MEM_UB, a, a + nb))
-        bits = dt.bits(src1)
+        row = rec.select_row(_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                             (nb + 255) >> 8, int(mode), dt.scalar_bits(src1), d, d + nb, tmp,
+                             tmp + tmp_bytes, m, m + mask_bytes, a, a + nb)
     else:
         b = src1.addr
-        core.records.append((_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                             (nb + 255) >> 8, mode, W, MEM_UB, d, d + nb, W, MEM_UB, tmp,
-                             tmp + tmp_bytes, 0, MEM_UB, m, m + mask_bytes, 0, MEM_UB, a, a + nb,
-                             0, MEM_UB, b, b + nb))
-        bits = dt.storage.type(0)
-    view = core.views[dt.code]
-    sh = dt.size.bit_length() - 1
-    ao, bo, snaps = a >> sh, b >> sh, ()
-    if a != d and a < d + nb and d < a + nb:  # sources partially overlapping dst are read as
-        ao, snaps = 0, ((5, a),)              # snapshots, as by the other vector instructions
-        check_overlap(core, f, "Select", (nb + 255) >> 8, d, 256, 256, d + nb, a, 256, 256,
-                      a + nb, "src0")
-    if b != d and b < d + nb and d < b + nb and not scalar_mode:
-        bo, snaps = 0, snaps + ((7, b),)
-        check_overlap(core, f, "Select", (nb + 255) >> 8, d, 256, 256, d + nb, b, 256, 256,
-                      b + nb, "src1")
-    args = (int(mode), view, d >> sh, core.ub, m, view, ao, view, bo, bits,
-            per_repeat, count, tmp, core.dummy)
-    key = (mode, dt.code)
-    ep = _entries.get(key)
-    if ep is None:
-        ep = _entries[key] = entry_point(select_count, ("sel",) + key, args, 1)
-    if snaps:
-        run_on_pipe(core, PIPE_V, run_snapshotted, (core, ep, args, snaps, nb, dt))
+        row = rec.select_row(_SELECT.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                             (nb + 255) >> 8, int(mode), 0, d, d + nb, tmp, tmp + tmp_bytes, m,
+                             m + mask_bytes, a, a + nb, b, b + nb)
+    core.records.append(row)
+    if core.sanitizer is not None:
+        # sources partially overlapping dst are read as snapshots, as by the other vector
+        # instructions; the sanitizer reports them
+        if a != d and a < d + nb and d < a + nb:
+            check_overlap(core, f, "Select", (nb + 255) >> 8, d, 256, 256, d + nb, a, 256, 256,
+                          a + nb, "src0")
+        if not scalar_mode and b != d and b < d + nb and d < b + nb:
+            check_overlap(core, f, "Select", (nb + 255) >> 8, d, 256, 256, d + nb, b, 256, 256,
+                          b + nb, "src1")
+    sh = dt.shift
+    if scalar_mode:
+        args = (int(mode), dt.code, core.dummy, core.ub, core.uviews[dt.code], d >> sh, m,
+                a >> sh, 0, row[rec.SCALAR], count, tmp)
     else:
-        run_on_pipe(core, PIPE_V, ep, args)
+        args = (int(mode), dt.code, core.dummy, core.ub, core.uviews[dt.code], d >> sh, m,
+                a >> sh, b >> sh, 0, count, tmp)
+    run_on_pipe(core, PIPE_V, _entry(select_loop, args), args)

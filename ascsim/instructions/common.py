@@ -1,4 +1,5 @@
-"""What every vector instruction shares: operand checks, repeat parameters, masks, snapshots.
+"""What the kernel-facing functions of the vector instructions share: repeat parameters, masks,
+operand checks and the overlap rules.
 
 The checks here run on every call, so the common case is a few integer tests; the detailed
 error text is only built when a check fails.
@@ -6,51 +7,19 @@ error text is only built when a check fails.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..core import CoreState, _tls
-from ..dtypes import ALL_DTYPES, DType, half, memo_convert
-from ..dtypes import float as dt_float
+from ..dtypes import DType
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
+from ..faults import fault, note
 from ..memory import LocalTensor
-from ..sanitizer.online import fault, note
 
-__all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "expand_mask",
-           "snapshot", "run_snapshotted", "operand_error", "MAX_REPEAT_TIMES", "REPEAT_BYTES",
-           "BLOCK_BYTES", "as_count", "recover_count", "check_overlap",
-           "core_of"]
+__all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "expand_mask", "operand_error",
+           "MAX_REPEAT_TIMES", "REPEAT_BYTES", "BLOCK_BYTES", "as_count", "recover_count",
+           "check_overlap", "core_of"]
+
+KERNEL_SURFACE = ("UnaryRepeatParams", "BinaryRepeatParams")
 
 REPEAT_BYTES = 256   # one vector repeat: 8 DataBlocks
-
-# How the numba loops load and store a dtype: fp32 as is, half through fp32, others natively.
-K_F32, K_F16, K_NATIVE = 0, 1, 2
-
-
-def kind_of(dtype: DType) -> int:
-    if dtype is dt_float:
-        return K_F32
-    if dtype is half:
-        return K_F16
-    return K_NATIVE
-
-
-def scalar_as_float64(dtype: DType, value: object) -> np.float64:
-    """A scalar operand converted to T (the C++ implicit conversion), carried exactly as
-    float64 into the numba loops."""
-    return memo_convert(_FLOAT64_MEMO[dtype.code], value, _FLOAT64_CONVERT[dtype.code])
-
-
-def _as_float64(dtype: DType):
-    # every value of every AscendC float type (and of the integers up to 32 bits) is exact in
-    # float64; 64-bit integers are only used by instructions that take no scalar
-    if dtype.is_float:
-        return lambda value: np.float64(dtype(value))
-    return lambda value: np.float64(int(dtype(value)))
-
-
-_FLOAT64_CONVERT = {t.code: _as_float64(t) for t in ALL_DTYPES}
-_FLOAT64_MEMO: dict[int, dict] = {t.code: {} for t in ALL_DTYPES}
-
 BLOCK_BYTES = 32     # one DataBlock
 MAX_REPEAT_TIMES = 255
 
@@ -150,27 +119,6 @@ def expand_mask(name: str, mask: object, dtype: DType) -> tuple[int, int]:
                              f"{dtype} ({per_repeat} elements per repeat)")
     bits = (1 << m) - 1
     return bits & (2**64 - 1), bits >> 64
-
-
-def snapshot(core: CoreState, start: int, nbytes: int, dtype: DType) -> np.ndarray:
-    """A copy of a source that partially overlaps its destination, typed for the kernels.
-
-    Hardware reads a repeat's source before writing its result; the simulator's loops run
-    element by element, so such a source is copied first to give the intended result (the
-    sanitizer reports the overlap itself)."""
-    return core.ub[start:start + nbytes].copy().view(dtype.storage)
-
-
-def run_snapshotted(core: CoreState, kernel, args: tuple, snaps: tuple[tuple[int, int], ...],
-                    nbytes: int, dtype: DType) -> None:
-    """`kernel(*args)` with `args[i]` replaced by a snapshot of the `nbytes` at UB address `a`
-    for each `(i, a)` in `snaps`. Run it on the pipe (not at issue): work queued behind a
-    stalled pipe must read its sources when it executes."""
-    if snaps:
-        args = list(args)
-        for i, start in snaps:
-            args[i] = snapshot(core, start, nbytes, dtype)
-    kernel(*args)
 
 
 def core_of(*tensors: object) -> CoreState | None:

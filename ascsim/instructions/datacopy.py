@@ -19,20 +19,34 @@ import sys
 from functools import partial
 
 import numpy as np
-from numba import njit
+from numba import literally, njit
 
-from ..core import MEM_UB, PIPE_MTE2, PIPE_MTE3, PIPE_V, CoreState, dummy_byte
-from ..dtypes import DType
+from .. import records as rec
+from ..core import MEM_UB, PIPE_MTE2, PIPE_MTE3, PIPE_V, CoreState
+from ..dtypes import ALL_DTYPES, DType
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
+from ..faults import abort, fault, note
 from ..memory import GlobalTensor, LocalTensor
-from ..registry import STRIDED, W, register
-from ..sanitizer.online import abort, fault, note
+from ..records import DTYPE, HEADER, REPEATS, STRIDED, W
+from ..registry import (
+    AccessPattern,
+    Cost,
+    CostKind,
+    CppDecl,
+    Dataflow,
+    Operand,
+    PipeRule,
+    Signature,
+    Work,
+    register,
+)
 from ..sync import run_on_pipe
+from ..workcall import NO_GM, compile_loop
 from .common import BLOCK_BYTES, as_count, core_of
-from .jitcall import entry_point
 
 __all__ = ["DataCopy", "DataCopyPad", "DataCopyParams", "DataCopyExtParams",
            "DataCopyPadExtParams", "DataCopyPadParams"]
+KERNEL_SURFACE = tuple(__all__)
 
 
 MAX_BLOCK_COUNT = 4095
@@ -105,13 +119,6 @@ DataCopyPadParams = DataCopyPadExtParams  # the older spelling takes the same fi
 
 _NO_PAD = DataCopyPadExtParams()
 
-COPY = register("DataCopy", None, "copy", "DataCopy",
-                doc="contiguous or block-strided copy GM->UB (MTE2), UB->GM (MTE3), UB->UB (V)")
-COPY_PAD = register("DataCopyPad", None, "copy", "DataCopyPad",
-                    doc="copy with byte-granular blocks and padding, GM->UB (MTE2) or UB->GM "
-                        "(MTE3)")
-
-
 @njit(cache=True, nogil=True, error_model="numpy")
 def copy_blocks(dst, doff, dpitch, src, soff, spitch, nbytes, count):
     """count blocks of nbytes; block k from src[soff + k*spitch] to dst[doff + k*dpitch]."""
@@ -122,12 +129,16 @@ def copy_blocks(dst, doff, dpitch, src, soff, spitch, nbytes, count):
             d[i] = s[i]
 
 
+_SIZES = tuple(max((t.size for t in ALL_DTYPES if t.code == c), default=1)
+               for c in range(max(t.code for t in ALL_DTYPES) + 1))
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pad_fill(d, lo, hi, left, data_end, pad_end, pad_value, is_pad, dummy, first, s, esize):
+def _pad_fill(d, lo, hi, left, data_end, pad_end, pad_bits, is_pad, dummy, first, s, esize):
     # bytes [lo, hi) of one block that are padding or dummy, not data
     for i in range(lo, hi):
         if is_pad and (i < left or data_end <= i < pad_end):
-            d[i] = pad_value[i % esize]
+            d[i] = (pad_bits >> (8 * (i % esize))) & 0xFF
         elif first:
             d[i] = s[i % esize]  # the documented "first element of the block" dummy
         else:
@@ -135,21 +146,86 @@ def _pad_fill(d, lo, hi, left, data_end, pad_end, pad_value, is_pad, dummy, firs
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def copy_pad_in(ub, doff, dpitch, gm, soff, spitch, nbytes, count, left, right, padded,
-                pad_value, is_pad, dummy, first_element, esize):
+def copy_pad_loop(dummy, first_element, ub, doff, dpitch, gm, soff, spitch, nbytes, count,
+                  left, right, padded, is_pad, pad_bits, esize):
     """DataCopyPad GM->UB: per block [left pad][data][right pad][dummy to `padded` bytes]."""
-    for k in range(count):
+    literally(dummy)
+    literally(first_element)
+    first = first_element == 1 and nbytes >= esize and left == 0 and right == 0
+    for k in range(count if nbytes else 0):
         base = doff + k * dpitch
         d = ub[base:base + padded]
         s = gm[soff + k * spitch:soff + k * spitch + nbytes]
         data = d[left:left + nbytes]
         for i in range(nbytes):
             data[i] = s[i]
-        first = first_element and nbytes >= esize
-        _pad_fill(d, 0, left, left, left + nbytes, left + nbytes + right, pad_value, is_pad,
+        _pad_fill(d, 0, left, left, left + nbytes, left + nbytes + right, pad_bits, is_pad,
                   dummy, first, s, esize)
         _pad_fill(d, left + nbytes, padded, left, left + nbytes, left + nbytes + right,
-                  pad_value, is_pad, dummy, first, s, esize)
+                  pad_bits, is_pad, dummy, first, s, esize)
+
+
+# Work on rows (records.py): params (block_len, src_pitch, dst_pitch), then the dst and src
+# accesses; DataCopyPad GM->UB adds (left, right, padded, is_pad, pad_bits) to the params.
+_P = HEADER
+_D3, _S3 = HEADER + 3 + 2, HEADER + 3 + 6      # dst and src starts after three params
+_D8, _S8 = HEADER + 8 + 2, HEADER + 8 + 6      # ... after eight
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def copy_gm_to_ub(_a, _b, _c, ub, gm, row):
+    copy_blocks(ub, row[_D3], row[_P + 2], gm, row[_S3], row[_P + 1], row[_P], row[REPEATS])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def copy_ub_to_gm(_a, _b, _c, ub, gm, row):
+    copy_blocks(gm, row[_D3], row[_P + 2], ub, row[_S3], row[_P + 1], row[_P], row[REPEATS])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def copy_ub_to_ub(_a, _b, _c, ub, gm, row):
+    copy_blocks(ub, row[_D3], row[_P + 2], ub, row[_S3], row[_P + 1], row[_P], row[REPEATS])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def copy_pad_gm_to_ub(dummy, first_element, _c, ub, gm, row):
+    copy_pad_loop(dummy, first_element, ub, row[_D8], row[_P + 2], gm, row[_S8], row[_P + 1],
+                  row[_P], row[REPEATS], row[_P + 3], row[_P + 4], row[_P + 5], row[_P + 6] != 0,
+                  row[_P + 7], _SIZES[row[DTYPE]])
+
+
+_COPY = AccessPattern.COPY_BLOCKS
+_ANY = tuple(Signature((t, t)) for t in ALL_DTYPES)
+COPY = register(
+    "DataCopy", family="copy", pipe=PipeRule.COPY_DIRECTION,
+    operands=(Operand("dst", _COPY, True), Operand("src", _COPY)),
+    dataflow=Dataflow.COPY, cost=Cost(CostKind.COPY, "DataCopy"), signatures=_ANY,
+    work=Work({"gm_to_ub": copy_gm_to_ub, "ub_to_gm": copy_ub_to_gm,
+               "ub_to_ub": copy_ub_to_ub}),
+    cpp=tuple(CppDecl(f"template <typename T>\n__aicore__ void DataCopy({d}, {s}, {last});")
+              for last in ("const uint32_t count", "const DataCopyParams &repeatParams")
+              for d, s in (("const LocalTensor<T> &dst", "const GlobalTensor<T> &src"),
+                           ("const GlobalTensor<T> &dst", "const LocalTensor<T> &src"),
+                           ("const LocalTensor<T> &dst", "const LocalTensor<T> &src"))),
+    doc="contiguous or block-strided copy GM->UB (MTE2), UB->GM (MTE3), UB->UB (V)")
+COPY_PAD = register(
+    "DataCopyPad", family="copy", pipe=PipeRule.COPY_DIRECTION,
+    operands=(Operand("dst", _COPY, True), Operand("src", _COPY)),
+    dataflow=Dataflow.COPY, cost=Cost(CostKind.COPY, "DataCopyPad"), signatures=_ANY,
+    work=Work({"gm_to_ub": copy_pad_gm_to_ub, "ub_to_gm": copy_ub_to_gm}),
+    cpp=(CppDecl("template <typename T>\n__aicore__ void DataCopyPad(const LocalTensor<T> &dst, "
+                 "const GlobalTensor<T> &src, const DataCopyExtParams &dataCopyParams, "
+                 "const DataCopyPadExtParams<T> &padParams);"),
+         CppDecl("template <typename T>\n__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, "
+                 "const LocalTensor<T> &src, const DataCopyExtParams &dataCopyParams);"),
+         CppDecl("template <typename T>\n__aicore__ void DataCopyPad(const LocalTensor<T> &dst, "
+                 "const GlobalTensor<T> &src, const DataCopyParams &dataCopyParams, "
+                 "const DataCopyPadParams &padParams);"),
+         CppDecl("template <typename T>\n__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, "
+                 "const LocalTensor<T> &src, const DataCopyParams &dataCopyParams);")),
+    doc="copy with byte-granular blocks and padding, GM->UB (MTE2) or UB->GM (MTE3)")
+
+_FORM = {PIPE_MTE2: "gm_to_ub", PIPE_MTE3: "ub_to_gm", PIPE_V: "ub_to_ub"}
 
 
 def _check_gm(name: str, g: GlobalTensor, start: int, end: int, write: bool, f=None,
@@ -195,32 +271,43 @@ def _check_ub(name: str, t: LocalTensor, nbytes: int, role: str, f=None, write: 
     return ok
 
 
-def _windowed(ep, args: tuple, dst_win: tuple | None, src_win: tuple | None) -> None:
-    """Run a copy kernel whose dst (args 0, 1) or src (args 3, 4) range [start, start + span)
-    leaves its memory: the source is read through a copy with the missing bytes dummy, the
-    destination written through a copy of which only the bytes inside go back."""
-    args = list(args)
-    if src_win is not None:
-        data, start, span, dummy = src_win
-        tmp = np.full(span, dummy, np.uint8)
-        lo, hi = max(start, 0), min(start + span, data.size)
-        if hi > lo:
-            tmp[lo - start:hi - start] = data[lo:hi]
-        args[3], args[4] = tmp, 0
-    if dst_win is not None:
-        data, start, span, dummy = dst_win
-        out = np.full(span, dummy, np.uint8)
-        lo, hi = max(start, 0), min(start + span, data.size)
-        if hi > lo:
-            out[lo - start:hi - start] = data[lo:hi]
-        args[0], args[1] = out, 0
-    ep(*args)
-    if dst_win is not None and hi > lo:
-        data[lo:hi] = out[lo - start:hi - start]
+def _clipped(ep, literals: tuple[int, int, int], ub: np.ndarray, gm: np.ndarray, row: tuple,
+             dummy: int) -> None:
+    """Run a copy some of whose bytes lie outside their memory (check mode: reported by
+    now) through its row work. Each memory is extended with dummy bytes to cover the row's
+    ranges (the accesses' starts shifted to match); the missing source bytes read as the dummy
+    pattern, and only the written bytes that lie inside the real memory go back to it."""
+    base = rec.HEADER + row[rec.NPARAM]
+    arrays = {"ub": ub, "gm": gm}
+    which = []  # per access: "ub" or "gm" (memory 0 is the UB)
+    lo = {"ub": 0, "gm": 0}
+    hi = {"ub": ub.size, "gm": gm.size}
+    for k in range(base, len(row), 4):
+        key = "ub" if row[k + 1] == MEM_UB else "gm"
+        which.append(key)
+        lo[key] = min(lo[key], row[k + 2])
+        hi[key] = max(hi[key], row[k + 3])
+    ext = {}
+    for key, data in arrays.items():
+        buf = np.full(hi[key] - lo[key], dummy, np.uint8)
+        buf[-lo[key]:-lo[key] + data.size] = data
+        ext[key] = buf
+    shifted = list(rec.program_row(row))
+    for j, k in enumerate(range(base, len(row), 4)):
+        shifted[k + 2] -= lo[which[j]]
+        shifted[k + 3] -= lo[which[j]]
+    ep(*literals, ext["ub"], ext["gm"], tuple(shifted))
+    for j, k in enumerate(range(base, len(row), 4)):
+        if row[k] & W:  # the written memory: its bytes inside go back
+            key = which[j]
+            data = arrays[key]
+            s, e = max(row[k + 2], 0), min(row[k + 3], data.size)
+            if e > s:
+                data[s:e] = ext[key][s - lo[key]:e - lo[key]]
 
 
-def _outside(data: np.ndarray, start: int, span: int) -> bool:
-    return start < 0 or start + span > data.size
+def _outside(size: int, start: int, span: int) -> bool:
+    return start < 0 or start + span > size
 
 
 _GM_TO_UB, _UB_TO_GM = (LocalTensor, GlobalTensor), (GlobalTensor, LocalTensor)
@@ -239,14 +326,28 @@ def _direction(name: str, dst: object, src: object, f) -> int:
     return -1
 
 
-def _issue(core: CoreState, ins, pipe: int, f, dtype: DType, count: int, extra: object,
-           write: tuple, read: tuple, work, args: tuple, windows: tuple = ()) -> None:
-    core.records.append((ins.id, pipe, f.f_code, f.f_lasti, dtype.code, count, 0, extra,
-                         *write, *read))
-    if windows:
-        run_on_pipe(core, pipe, _windowed, (_entry(work, args), args) + windows)
+def _execute(core: CoreState, ins, pipe: int, literals: tuple[int, int, int], gm: np.ndarray,
+             row: tuple, clipped: bool, ep, args: tuple) -> None:
+    """Append a copy's row and run it on `pipe`: the compiled loop `ep` on `args`, or the row
+    work through `_clipped` when some of its bytes lie outside their memory."""
+    core.records.append(row)
+    if clipped:
+        work = ins.work.entry(_FORM[pipe], literals, len(row))
+        run_on_pipe(core, pipe, _clipped, (work, literals, core.ub, gm, row, core.dummy))
+    elif core.stalled:
+        run_on_pipe(core, pipe, ep, args)
     else:
-        _run(core, pipe, work, args)
+        ep(*args)
+
+
+_COPY_EP: list = []                 # the compiled copy_blocks (one signature serves all)
+_PAD_EP: dict[tuple, object] = {}   # (dummy, first_element) -> the compiled copy_pad_loop
+
+
+def _copy_entry(args: tuple):
+    if not _COPY_EP:
+        _COPY_EP.append(compile_loop(copy_blocks, args, 0))
+    return _COPY_EP[0]
 
 
 def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
@@ -268,7 +369,6 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
                 f"DataCopy: {p!r} out of range (blockCount 0..4095, blockLen and strides "
                 "0..65535 blocks)"), f, instruction="DataCopy")
         strided = STRIDED if count > 1 and (p.srcStride or p.dstStride) else 0
-        extra: object = p
     else:
         n = countOrParams if type(countOrParams) is int else as_count(countOrParams)
         if n < 0:
@@ -283,68 +383,39 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
                 f"{n * dt.size - blen} (use DataCopyPad for a partial block)"), f,
                 instruction="DataCopy", check="DataCopy length not a multiple of 32 bytes")
         spitch = dpitch = blen
-        strided, extra = 0, None
+        strided = 0
     span_s = (count - 1) * spitch + blen if count else 0
     span_d = (count - 1) * dpitch + blen if count else 0
     core = dst.core if pipe != PIPE_MTE3 else src.core
-    windows: tuple = ()
+    ub_size = core.ub.size
+    clipped = False
     if pipe == PIPE_MTE2:
         ok = _check_ub("DataCopy", dst, span_d, "dst", f, True)
         if not (_check_gm("DataCopy", src, src.byte_off, src.byte_off + span_s, False, f,
                           dst.core) and ok):
-            windows = _windows(core, core.ub, dst.addr, span_d, src.buf.data, src.byte_off,
-                               span_s)
-        s = src.byte_off
-        write, read = (W | strided, MEM_UB, dst.addr, dst.addr + span_d), (
-            strided, src.buf.mem_id, s, s + span_s)
-        args = (core.ub, dst.addr, dpitch, src.buf.data, s, spitch, blen, count)
+            clipped = (_outside(ub_size, dst.addr, span_d)
+                       or _outside(src.buf.nbytes, src.byte_off, span_s))
+        gm, dmem, d, smem, s = src.buf.data, MEM_UB, dst.addr, src.buf.mem_id, src.byte_off
+        args = (core.ub, d, dpitch, gm, s, spitch, blen, count)
     elif pipe == PIPE_MTE3:
         ok = _check_ub("DataCopy", src, span_s, "src", f)
         if not (_check_gm("DataCopy", dst, dst.byte_off, dst.byte_off + span_d, True, f,
                           src.core) and ok):
-            windows = _windows(core, dst.buf.data, dst.byte_off, span_d, core.ub, src.addr,
-                               span_s)
-        d = dst.byte_off
-        write, read = (W | strided, dst.buf.mem_id, d, d + span_d), (
-            strided, MEM_UB, src.addr, src.addr + span_s)
-        args = (dst.buf.data, d, dpitch, core.ub, src.addr, spitch, blen, count)
+            clipped = (_outside(dst.buf.nbytes, dst.byte_off, span_d)
+                       or _outside(ub_size, src.addr, span_s))
+        gm, dmem, d, smem, s = dst.buf.data, dst.buf.mem_id, dst.byte_off, MEM_UB, src.addr
+        args = (gm, d, dpitch, core.ub, s, spitch, blen, count)
     else:
         ok = _check_ub("DataCopy", dst, span_d, "dst", f, True)
         if not (_check_ub("DataCopy", src, span_s, "src", f) and ok):
-            windows = _windows(core, core.ub, dst.addr, span_d, core.ub, src.addr, span_s)
-        write, read = (W | strided, MEM_UB, dst.addr, dst.addr + span_d), (
-            strided, MEM_UB, src.addr, src.addr + span_s)
-        args = (core.ub, dst.addr, dpitch, core.ub, src.addr, spitch, blen, count)
-    _issue(core, COPY, pipe, f, dt, count * blen // dt.size, extra, write, read, copy_blocks,
-           args, windows)
-
-
-def _windows(core: CoreState, ddata: np.ndarray, d: int, dspan: int, sdata: np.ndarray,
-             s: int, sspan: int) -> tuple:
-    """The (dst, src) windows of a copy one of whose sides leaves its memory (else ())."""
-    dummy = dummy_byte(core.profile)
-    dwin = (ddata, d, dspan, dummy) if _outside(ddata, d, dspan) else None
-    swin = (sdata, s, sspan, dummy) if _outside(sdata, s, sspan) else None
-    return () if dwin is None and swin is None else (dwin, swin)
-
-
-_NO_PAD_BYTES = np.zeros(8, dtype=np.uint8)
-_ENTRY: dict[str, object] = {}
-
-
-def _entry(kernel, args: tuple):
-    ep = _ENTRY.get(kernel.__name__)
-    if ep is None:
-        ep = _ENTRY[kernel.__name__] = entry_point(kernel, ("datacopy", kernel.__name__), args, 0)
-    return ep
-
-
-def _run(core: CoreState, pipe: int, kernel, args: tuple) -> None:
-    ep = _ENTRY.get(kernel.__name__) or _entry(kernel, args)
-    if core.stalled:
-        run_on_pipe(core, pipe, ep, args)
-    else:
-        ep(*args)
+            clipped = _outside(ub_size, dst.addr, span_d) or _outside(ub_size, src.addr, span_s)
+        gm, dmem, d, smem, s = NO_GM, MEM_UB, dst.addr, MEM_UB, src.addr
+        args = (core.ub, d, dpitch, core.ub, s, spitch, blen, count)
+    row = rec.copy_row(COPY.id, pipe, f.f_code, f.f_lasti, dt.code,
+                       count * blen // dt.size, count, blen, spitch, dpitch, W | strided, dmem,
+                       d, d + span_d, strided, smem, s, s + span_s)
+    _execute(core, COPY, pipe, (0, 0, 0), gm, row, clipped,
+             _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)
 
 
 def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
@@ -390,25 +461,28 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
         span_d = (count - 1) * dpitch + padded if count and blen else 0
         s = src.byte_off
         buf = src.buf
-        windows: tuple = ()
+        clipped = False
         if dst.addr & 31 or span_d > dst.size * dst.dtype.size or buf is None or s < 0 or \
                 s + span_s > buf.nbytes:
             ok = _check_ub("DataCopyPad", dst, span_d, "dst", f, True)
             if not _check_gm("DataCopyPad", src, s, s + span_s, False, f, core) or not ok:
-                windows = _windows(core, core.ub, dst.addr, span_d, buf.data, s, span_s)
+                clipped = (_outside(core.ub.size, dst.addr, span_d)
+                           or _outside(buf.nbytes, s, span_s))
         core = dst.core
         d = dst.addr
-        core.records.append((COPY_PAD.id, PIPE_MTE2, f.f_code, f.f_lasti, dt.code,
-                             count * blen // dt.size, 0, (params, pad), W | strided, MEM_UB, d,
-                             d + span_d, strided, buf.mem_id, s, s + span_s))
-        pad_bytes = dt.encode(pad.paddingValue) if pad.isPad else _NO_PAD_BYTES
-        first = core.profile.dummy_fill == "first_element" and not (left or right)
-        args = (core.ub, d, dpitch, buf.data, s, spitch, blen, count if blen else 0, left, right,
-                padded, pad_bytes, pad.isPad, core.dummy, first, dt.size)
-        if windows:
-            run_on_pipe(core, PIPE_MTE2, _windowed, (_entry(copy_pad_in, args), args) + windows)
-        else:
-            _run(core, PIPE_MTE2, copy_pad_in, args)
+        pad_bits = dt.scalar_bits(pad.paddingValue) if pad.isPad else 0
+        row = rec.pad_row(COPY_PAD.id, PIPE_MTE2, f.f_code, f.f_lasti, dt.code,
+                          count * blen // dt.size, count, blen, spitch, dpitch, left, right,
+                          padded, int(pad.isPad), pad_bits, W | strided, MEM_UB, d, d + span_d,
+                          strided, buf.mem_id, s, s + span_s)
+        first = core.first_element_dummy
+        args = (core.dummy, first, core.ub, d, dpitch, buf.data, s, spitch, blen, count,
+                left, right, padded, pad.isPad, pad_bits, dt.size)
+        ep = _PAD_EP.get((core.dummy, first))
+        if ep is None:
+            ep = _PAD_EP[(core.dummy, first)] = compile_loop(copy_pad_loop, args, 2)
+        _execute(core, COPY_PAD, PIPE_MTE2, (core.dummy, first, 0), buf.data, row, clipped, ep,
+                 args)
         return
     if padParams is not None:
         return fault(core, ParameterError("DataCopyPad UB->GM takes no DataCopyPadExtParams"), f,
@@ -419,19 +493,17 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
     span_d = (count - 1) * dpitch + blen if count else 0
     d = dst.byte_off
     buf = dst.buf
-    windows = ()
+    clipped = False
     if src.addr & 31 or span_s > src.size * src.dtype.size or buf is None or d < 0 or \
             d + span_d > buf.nbytes:
         ok = _check_ub("DataCopyPad", src, span_s, "src", f)
         if not _check_gm("DataCopyPad", dst, d, d + span_d, True, f, core) or not ok:
-            windows = _windows(core, buf.data, d, span_d, core.ub, src.addr, span_s)
+            clipped = _outside(buf.nbytes, d, span_d) or _outside(core.ub.size, src.addr, span_s)
     core = src.core
     a = src.addr
-    core.records.append((COPY_PAD.id, PIPE_MTE3, f.f_code, f.f_lasti, dt.code,
-                         count * blen // dt.size, 0, params, W | strided, buf.mem_id, d,
-                         d + span_d, strided, MEM_UB, a, a + span_s))
+    row = rec.copy_row(COPY_PAD.id, PIPE_MTE3, f.f_code, f.f_lasti, dt.code,
+                       count * blen // dt.size, count, blen, spitch, dpitch, W | strided,
+                       buf.mem_id, d, d + span_d, strided, MEM_UB, a, a + span_s)
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
-    if windows:
-        run_on_pipe(core, PIPE_MTE3, _windowed, (_entry(copy_blocks, args), args) + windows)
-    else:
-        _run(core, PIPE_MTE3, copy_blocks, args)
+    _execute(core, COPY_PAD, PIPE_MTE3, (0, 0, 0), buf.data, row, clipped,
+             _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)

@@ -1,10 +1,11 @@
 """Element-wise vector instructions: unary (`Exp`, `Abs`, ...), tensor-scalar (`Adds`, `Muls`,
 ...), binary (`Add`, `Div`, `And`, ...) and `Duplicate`, in both call forms.
 
-Each instruction is one `Op` line in the tables below: its AscendC name, its element function
-(a numba function on the compute type) and the dtypes A2/A3 accept. The numba loop kernels are
-shared: they pick the element function from the table by index, so the compiled code stays in
-this one file (numba's disk cache tracks only the file a function is defined in).
+Each instruction is one `Op` line in the table below: its AscendC name, its form, its element
+function (a numba function on the compute type), the dtypes A2/A3 accept and how initcheck
+propagates through it. `_register` turns a line into its registry entry (operands, signatures,
+work functions, C++ declarations) and `_front_end` into the kernel-facing function. The numba
+work is shared per form: the element function is a compile-time constant of the loop.
 
 Numerics: fp32 in IEEE float32. half is widened exactly to fp32, computed, and rounded back to
 nearest-even: for +, -, *, / and sqrt that equals a correctly rounded fp16 operation (fp32 has
@@ -25,17 +26,28 @@ import numpy as np
 from numba import literally, njit, types
 from numba.extending import overload
 
-from ..convert import f16_bits_to_f32, f32_to_f16_rne
+from .. import records as rec
 from ..core import MEM_UB, PIPE_V
 from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t, uint32_t
 from ..errors import ParameterError
+from ..faults import fault
 from ..memory import LocalTensor
-from ..registry import STRIDED, W, register
-from ..sanitizer.online import fault
+from ..records import COUNT, HEADER, REPEATS, SCALAR, STRIDED, W
+from ..registry import (
+    AccessPattern,
+    Cost,
+    CostKind,
+    CppDecl,
+    Dataflow,
+    Instruction,
+    Operand,
+    Signature,
+    Work,
+    register,
+)
 from ..sync import run_on_pipe
+from ..workcall import NO_GM, compile_loop
 from .common import (
-    K_F16,
-    K_NATIVE,
     MAX_REPEAT_TIMES,
     BinaryRepeatParams,
     UnaryRepeatParams,
@@ -43,18 +55,10 @@ from .common import (
     check_overlap,
     core_of,
     expand_mask,
-    kind_of,
     operand_error,
     recover_count,
-    run_snapshotted,
-    scalar_as_float64,
 )
-from .jitcall import entry_point
-
-JIT = dict(cache=True, nogil=True, error_model="numpy")
-
-# How the loop kernels load and store a dtype: fp32 as is, half through fp32, others natively.
-
+from .worklib import JIT, element_offset, enabled, load, scalar, shift, source, store, uview, view
 
 # ---- element functions (one per instruction) -------------------------------------------------
 
@@ -136,11 +140,12 @@ def _or(a, b):
     return a | b
 
 
-# ---- the instruction tables ------------------------------------------------------------------
+# ---- the instruction table -------------------------------------------------------------------
 
 ARITH = (half, float, int16_t, int32_t)
 FLOAT_ONLY = (half, float)
 LOGIC = (int16_t, uint16_t)
+E, B = Dataflow.ELEMENTWISE, Dataflow.BITWISE
 
 
 @dataclass(frozen=True)
@@ -149,32 +154,32 @@ class Op:
     form: str           # "unary" (dst, src), "scalar" (dst, src, s), "binary" (dst, s0, s1)
     fn: object
     dtypes: tuple[DType, ...]
-    cost_class: str
+    dataflow: Dataflow
+    doc: str
 
 
 OPS: tuple[Op, ...] = (
-    Op("Exp", "unary", _exp, FLOAT_ONLY, "Exp"),
-    Op("Ln", "unary", _ln, FLOAT_ONLY, "Ln"),
-    Op("Abs", "unary", _abs, FLOAT_ONLY, "Abs"),
-    Op("Sqrt", "unary", _sqrt, FLOAT_ONLY, "Sqrt"),
-    Op("Reciprocal", "unary", _reciprocal, FLOAT_ONLY, "Reciprocal"),
-    Op("Not", "unary", _not, LOGIC, "Not"),
-    Op("Adds", "scalar", _add, ARITH, "Adds"),
-    Op("Muls", "scalar", _mul, ARITH, "Muls"),
-    Op("Maxs", "scalar", _max, ARITH, "Maxs"),
-    Op("Mins", "scalar", _min, ARITH, "Mins"),
-    Op("Add", "binary", _add, ARITH, "Add"),
-    Op("Sub", "binary", _sub, ARITH, "Sub"),
-    Op("Mul", "binary", _mul, ARITH, "Mul"),
-    Op("Div", "binary", _div, FLOAT_ONLY, "Div"),
-    Op("Max", "binary", _max, ARITH, "Max"),
-    Op("Min", "binary", _min, ARITH, "Min"),
-    Op("And", "binary", _and, LOGIC, "And"),
-    Op("Or", "binary", _or, LOGIC, "Or"),
+    Op("Exp", "unary", _exp, FLOAT_ONLY, E, "dst = e ** src"),
+    Op("Ln", "unary", _ln, FLOAT_ONLY, E, "dst = natural logarithm of src"),
+    Op("Abs", "unary", _abs, FLOAT_ONLY, E, "dst = |src|"),
+    Op("Sqrt", "unary", _sqrt, FLOAT_ONLY, E, "dst = square root of src"),
+    Op("Reciprocal", "unary", _reciprocal, FLOAT_ONLY, E, "dst = 1 / src"),
+    Op("Not", "unary", _not, LOGIC, B, "dst = bitwise not of src"),
+    Op("Adds", "scalar", _add, ARITH, E, "dst = src + scalar"),
+    Op("Muls", "scalar", _mul, ARITH, E, "dst = src * scalar"),
+    Op("Maxs", "scalar", _max, ARITH, E, "dst = max(src, scalar), NaN if either is"),
+    Op("Mins", "scalar", _min, ARITH, E, "dst = min(src, scalar), NaN if either is"),
+    Op("Add", "binary", _add, ARITH, E, "dst = src0 + src1"),
+    Op("Sub", "binary", _sub, ARITH, E, "dst = src0 - src1"),
+    Op("Mul", "binary", _mul, ARITH, E, "dst = src0 * src1"),
+    Op("Div", "binary", _div, FLOAT_ONLY, E, "dst = src0 / src1"),
+    Op("Max", "binary", _max, ARITH, E, "dst = max(src0, src1), NaN if either is"),
+    Op("Min", "binary", _min, ARITH, E, "dst = min(src0, src1), NaN if either is"),
+    Op("And", "binary", _and, LOGIC, B, "dst = src0 & src1 (bitwise)"),
+    Op("Or", "binary", _or, LOGIC, B, "dst = src0 | src1 (bitwise)"),
 )
 
-# ---- compile-time dispatch: the operation and the dtype handling are literal arguments --------
-
+# the element functions of each form, indexed by the loops' literal `op`
 _FNS = {form: tuple(op.fn for op in OPS if op.form == form)
         for form in ("unary", "scalar", "binary")}
 _UNARY_FNS, _SCALAR_FNS, _BINARY_FNS = _FNS["unary"], _FNS["scalar"], _FNS["binary"]
@@ -184,19 +189,11 @@ def _apply1(op, x):  # stubs given meaning by the overloads below
     pass
 
 
+def _apply_scalar(op, x, y):
+    pass
+
+
 def _apply2(op, x, y):
-    pass
-
-
-def _load(kind, x):
-    pass
-
-
-def _store(kind, v):
-    pass
-
-
-def _const(kind, s):
     pass
 
 
@@ -207,141 +204,237 @@ def _ov_apply1(op, x):
         return lambda op, x: fn(x)
 
 
-@overload(_apply2, jit_options=JIT)
-def _ov_apply2(op, x, y):
-    # op < 0 selects the tensor-scalar table (index -1 - op), op >= 0 the binary one
+@overload(_apply_scalar, jit_options=JIT)
+def _ov_apply_scalar(op, x, y):
     if isinstance(op, types.IntegerLiteral):
-        v = op.literal_value
-        fn = _SCALAR_FNS[-1 - v] if v < 0 else _BINARY_FNS[v]
+        fn = _SCALAR_FNS[op.literal_value]
         return lambda op, x, y: fn(x, y)
 
 
-@overload(_load, jit_options=JIT)
-def _ov_load(kind, x):
-    if isinstance(kind, types.IntegerLiteral):
-        if kind.literal_value == K_F16:
-            return lambda kind, x: f16_bits_to_f32(x)
-        return lambda kind, x: x
+@overload(_apply2, jit_options=JIT)
+def _ov_apply2(op, x, y):
+    if isinstance(op, types.IntegerLiteral):
+        fn = _BINARY_FNS[op.literal_value]
+        return lambda op, x, y: fn(x, y)
 
 
-@overload(_store, jit_options=JIT)
-def _ov_store(kind, v):
-    if isinstance(kind, types.IntegerLiteral):
-        if kind.literal_value == K_F16:
-            return lambda kind, v: f32_to_f16_rne(v)
-        return lambda kind, v: v
-
-
-@overload(_const, jit_options=JIT)
-def _ov_const(kind, s):
-    # the tensor-scalar operand, carried exactly as float64 from Python
-    if isinstance(kind, types.IntegerLiteral):
-        if kind.literal_value == K_NATIVE:
-            return lambda kind, s: np.int64(s)
-        return lambda kind, s: np.float32(s)
-
-
-# ---- count-form kernels: elements [0, n), contiguous ------------------------------------------
+# ---- count form: elements [0, n) of each operand ---------------------------------------------
+# The loops take their operands unpacked (the front ends call them: a numba call pays for every
+# argument it unboxes); the work functions decode a record row (records.py: no params, the
+# accesses from HEADER on) and call the same loops.
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_count(op, kind, dst, doff, src, soff, n):
+def unary_loop(op, code, v, d, s, n):
     literally(op)
-    literally(kind)
-    d = dst[doff:doff + n]
-    s = src[soff:soff + n]
+    literally(code)
+    x = source(v, s, d, n)
+    out = v[d:d + n]
     for i in range(n):
-        d[i] = _store(kind, _apply1(op, _load(kind, s[i])))
+        out[i] = store(code, _apply1(op, load(code, x[i])))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def scalar_count(op, kind, dst, doff, src, soff, n, scalar):
+def scalar_loop(op, code, v, d, s, n, bits):
     literally(op)
-    literally(kind)
-    d = dst[doff:doff + n]
-    s = src[soff:soff + n]
-    c = _const(kind, scalar)
+    literally(code)
+    x = source(v, s, d, n)
+    c = scalar(code, bits)
+    out = v[d:d + n]
     for i in range(n):
-        d[i] = _store(kind, _apply2(op, _load(kind, s[i]), c))
+        out[i] = store(code, _apply_scalar(op, load(code, x[i]), c))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_count(op, kind, dst, doff, a, aoff, b, boff, n):
+def binary_loop(op, code, v, d, a, b, n):
     literally(op)
-    literally(kind)
-    d = dst[doff:doff + n]
-    x = a[aoff:aoff + n]
-    y = b[boff:boff + n]
+    literally(code)
+    x = source(v, a, d, n)
+    y = source(v, b, d, n)
+    out = v[d:d + n]
     for i in range(n):
-        d[i] = _store(kind, _apply2(op, _load(kind, x[i]), _load(kind, y[i])))
+        out[i] = store(code, _apply2(op, load(code, x[i]), load(code, y[i])))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def fill_count(dst, doff, n, value):
-    d = dst[doff:doff + n]
+def fill_loop(code, v, d, n, bits):
+    """Duplicate: the scalar's bits into elements [0, n) of an unsigned view (bit-exact)."""
+    literally(code)
+    out = v[d:d + n]
     for i in range(n):
-        d[i] = value
+        out[i] = bits
 
 
-# ---- high-dimension kernels: repeats x 8 blocks, strides in blocks, per-element mask --------
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _element_offset(j, epb, blk, rep_base):
-    # element j of a repeat lives in block j // epb, at position j % epb of that block
-    return rep_base + (j // epb) * blk * epb + j % epb
+_A0, _A1, _A2 = HEADER + 2, HEADER + 6, HEADER + 10  # start of access 0, 1, 2
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _enabled(j, mask_lo, mask_hi):
-    return (mask_lo >> j) & 1 if j < 64 else (mask_hi >> (j - 64)) & 1
+def unary_count(op, code, _c, ub, gm, row):
+    unary_loop(op, code, view(code, ub), row[_A0] >> shift(code), row[_A1] >> shift(code),
+               row[COUNT])
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_strided(op, kind, dst, doff, a, aoff, repeat, mask_lo, mask_hi, epb, dblk, ablk,
-                  drep, arep):
+def scalar_count(op, code, _c, ub, gm, row):
+    scalar_loop(op, code, view(code, ub), row[_A0] >> shift(code), row[_A1] >> shift(code),
+                row[COUNT], row[SCALAR])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def binary_count(op, code, _c, ub, gm, row):
+    binary_loop(op, code, view(code, ub), row[_A0] >> shift(code), row[_A1] >> shift(code),
+                row[_A2] >> shift(code), row[COUNT])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def fill_count(code, _b, _c, ub, gm, row):
+    fill_loop(code, uview(code, ub), row[_A0] >> shift(code), row[COUNT], row[SCALAR])
+
+
+# ---- work: repeat form, repeats x 8 DataBlocks at strides, per-element mask --------------------
+# Row layout: params (mask_lo, mask_hi, blk per operand, rep per operand), then the accesses.
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def unary_repeat(op, code, _c, ub, gm, row):
     literally(op)
-    literally(kind)
+    literally(code)
+    v = view(code, ub)
+    epb = 32 >> shift(code)
+    lo, hi = row[HEADER], row[HEADER + 1]
+    dblk, ablk, drep, arep = row[HEADER + 2], row[HEADER + 3], row[HEADER + 4], row[HEADER + 5]
+    doff = row[HEADER + 8] >> shift(code)
+    aoff = row[HEADER + 12] >> shift(code)
     per_repeat = 8 * epb
-    out = np.empty(per_repeat, dtype=dst.dtype)
-    for r in range(repeat):
+    out = np.empty(per_repeat, dtype=v.dtype)
+    for r in range(row[REPEATS]):
         # every enabled element of a repeat is read before any is written, as on hardware
         for j in range(per_repeat):
-            if _enabled(j, mask_lo, mask_hi):
-                x = a[_element_offset(j, epb, ablk, aoff + r * arep * epb)]
-                out[j] = _store(kind, _apply1(op, _load(kind, x)))
+            if enabled(j, lo, hi):
+                x = v[element_offset(j, epb, ablk, aoff + r * arep * epb)]
+                out[j] = store(code, _apply1(op, load(code, x)))
         for j in range(per_repeat):
-            if _enabled(j, mask_lo, mask_hi):
-                dst[_element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
+            if enabled(j, lo, hi):
+                v[element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_strided(op, kind, dst, doff, a, aoff, b, boff, scalar, repeat, mask_lo, mask_hi, epb,
-                   dblk, ablk, bblk, drep, arep, brep):
-    """op < 0: tensor-scalar (b unused, `scalar` is the second operand); op >= 0: binary."""
+def scalar_repeat(op, code, _c, ub, gm, row):
     literally(op)
-    literally(kind)
+    literally(code)
+    v = view(code, ub)
+    epb = 32 >> shift(code)
+    lo, hi = row[HEADER], row[HEADER + 1]
+    dblk, ablk, drep, arep = row[HEADER + 2], row[HEADER + 3], row[HEADER + 4], row[HEADER + 5]
+    doff = row[HEADER + 8] >> shift(code)
+    aoff = row[HEADER + 12] >> shift(code)
+    c = scalar(code, row[SCALAR])
     per_repeat = 8 * epb
-    out = np.empty(per_repeat, dtype=dst.dtype)
-    c = _const(kind, scalar)
-    for r in range(repeat):
+    out = np.empty(per_repeat, dtype=v.dtype)
+    for r in range(row[REPEATS]):
         for j in range(per_repeat):
-            if _enabled(j, mask_lo, mask_hi):
-                x = _load(kind, a[_element_offset(j, epb, ablk, aoff + r * arep * epb)])
-                if op < 0:
-                    out[j] = _store(kind, _apply2(op, x, c))
-                else:
-                    y = _load(kind, b[_element_offset(j, epb, bblk, boff + r * brep * epb)])
-                    out[j] = _store(kind, _apply2(op, x, y))
+            if enabled(j, lo, hi):
+                x = v[element_offset(j, epb, ablk, aoff + r * arep * epb)]
+                out[j] = store(code, _apply_scalar(op, load(code, x), c))
         for j in range(per_repeat):
-            if _enabled(j, mask_lo, mask_hi):
-                dst[_element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
+            if enabled(j, lo, hi):
+                v[element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def binary_repeat(op, code, _c, ub, gm, row):
+    literally(op)
+    literally(code)
+    v = view(code, ub)
+    epb = 32 >> shift(code)
+    lo, hi = row[HEADER], row[HEADER + 1]
+    dblk, ablk, bblk = row[HEADER + 2], row[HEADER + 3], row[HEADER + 4]
+    drep, arep, brep = row[HEADER + 5], row[HEADER + 6], row[HEADER + 7]
+    doff = row[HEADER + 10] >> shift(code)
+    aoff = row[HEADER + 14] >> shift(code)
+    boff = row[HEADER + 18] >> shift(code)
+    per_repeat = 8 * epb
+    out = np.empty(per_repeat, dtype=v.dtype)
+    for r in range(row[REPEATS]):
+        for j in range(per_repeat):
+            if enabled(j, lo, hi):
+                x = load(code, v[element_offset(j, epb, ablk, aoff + r * arep * epb)])
+                y = load(code, v[element_offset(j, epb, bblk, boff + r * brep * epb)])
+                out[j] = store(code, _apply2(op, x, y))
+        for j in range(per_repeat):
+            if enabled(j, lo, hi):
+                v[element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def fill_repeat(code, _b, _c, ub, gm, row):
+    literally(code)
+    v = uview(code, ub)
+    epb = 32 >> shift(code)
+    lo, hi = row[HEADER], row[HEADER + 1]
+    blk, rep = row[HEADER + 2], row[HEADER + 3]
+    doff = row[HEADER + 6] >> shift(code)
+    bits = row[SCALAR]
+    for r in range(row[REPEATS]):
+        base = doff + r * rep * epb
+        for j in range(8 * epb):
+            if enabled(j, lo, hi):
+                v[element_offset(j, epb, blk, base)] = bits
+
+
+# ---- registry entries ------------------------------------------------------------------------
+
+_WORK = {"unary": (unary_count, unary_repeat), "scalar": (scalar_count, scalar_repeat),
+         "binary": (binary_count, binary_repeat)}
+_ELEMENT = AccessPattern.ELEMENTWISE
+_OPERANDS = {
+    "unary": (Operand("dst", _ELEMENT, True), Operand("src", _ELEMENT)),
+    "scalar": (Operand("dst", _ELEMENT, True), Operand("src", _ELEMENT),
+               Operand("scalarValue", AccessPattern.NONE)),
+    "binary": (Operand("dst", _ELEMENT, True), Operand("src0", _ELEMENT),
+               Operand("src1", _ELEMENT)),
+}
+# C++ parameters of each form before the count / mask arguments
+_CPP_TENSORS = {
+    "unary": ("const LocalTensor<T> &dst, const LocalTensor<T> &src", "UnaryRepeatParams"),
+    "scalar": ("const LocalTensor<T> &dst, const LocalTensor<T> &src, "
+               "const ScalarT<T> &scalarValue", "UnaryRepeatParams"),
+    "binary": ("const LocalTensor<T> &dst, const LocalTensor<T> &src0, "
+               "const LocalTensor<T> &src1", "BinaryRepeatParams"),
+}
+
+
+def _cpp(name: str, form: str) -> tuple[CppDecl, ...]:
+    """The count form and the two mask forms (continuous and bit mask) of a vector call."""
+    tensors, params = _CPP_TENSORS[form]
+    return (
+        CppDecl(f"template <typename T>\n__aicore__ void {name}({tensors}, "
+                "const int32_t &count);"),
+        CppDecl(f"template <typename T, bool isSetMask = true>\n__aicore__ void {name}("
+                f"{tensors}, uint64_t mask, const uint8_t repeatTime, "
+                f"const {params} &repeatParams);"),
+        CppDecl(f"template <typename T, bool isSetMask = true>\n__aicore__ void {name}("
+                f"{tensors}, const uint64_t mask[], const uint8_t repeatTime, "
+                f"const {params} &repeatParams);"),
+    )
+
+
+def _register(op: Op, index: int) -> Instruction:
+    width = 3 if op.form == "binary" or op.form == "scalar" else 2
+    count, repeat = _WORK[op.form]
+    return register(
+        op.name, family="vector", pipe=PIPE_V, operands=_OPERANDS[op.form],
+        dataflow=op.dataflow, cost=Cost(CostKind.VECTOR, op.name),
+        signatures=tuple(Signature((t,) * width) for t in op.dtypes),
+        work=Work({"count": count, "repeat": repeat}, (index,)), cpp=_cpp(op.name, op.form),
+        doc=f"{op.doc} (element-wise, {op.form})")
 
 
 # ---- Python entry points ---------------------------------------------------------------------
 
-def _dtype_error(name: str, allowed: tuple[DType, ...], *tensors: LocalTensor) -> ParameterError:
+def _dtype_error(name: str, allowed: frozenset[DType], *tensors: LocalTensor) -> ParameterError:
     got = ", ".join(str(getattr(t, "dtype", t)) for t in tensors)
-    return ParameterError(f"{name}: operands must share one dtype from "
-                          f"{{{', '.join(map(str, allowed))}}} on A2/A3, got ({got})")
+    names = ", ".join(sorted(map(str, allowed)))
+    return ParameterError(f"{name}: operands must share one dtype from {{{names}}} on A2/A3, "
+                          f"got ({got})")
 
 
 def _strided_extent(repeat: int, epb: int, blk: int, rep: int, size: int) -> int:
@@ -352,209 +445,197 @@ def _strided_extent(repeat: int, epb: int, blk: int, rep: int, size: int) -> int
     return last * size
 
 
-def _make(op: Op, index: int):
+def _run_row(core, ep, literals: tuple[int, int, int], row: tuple) -> None:
+    """Execute a recorded vector call through its row work: now, or after the vector pipe's
+    stall (the repeat forms, whose rarity does not pay for an unpacked loop)."""
+    run_on_pipe(core, PIPE_V, ep, (*literals, core.ub, NO_GM, rec.program_row(row)))
+
+
+_LOOPS = {"unary": unary_loop, "scalar": scalar_loop, "binary": binary_loop}
+
+
+def _front_end(ins: Instruction, form: str):
     """The kernel-facing function of one table line (both call forms)."""
-    ins = register(op.name, PIPE_V, "vector", op.cost_class, op.dtypes,
-                   doc=f"element-wise {op.form} vector instruction")
-    iid = ins.id
-    kinds = {t: kind_of(t) for t in op.dtypes}
-    form = op.form
+    name, iid, work = ins.name, ins.id, ins.work
+    allowed = ins.dtypes
+    lit = work.literals[0]
+    loop = _LOOPS[form]
     n_src = 2 if form == "binary" else 1
-    lit = index if form != "scalar" else -1 - index  # the kernels' literal op number
-    count_kernel = {"unary": unary_count, "scalar": scalar_count, "binary": binary_count}[form]
-    entries: dict[int, object] = {}  # dtype code -> compiled entry point
+    has_scalar = form == "scalar"
+    entries: dict[int, object] = {}  # dtype code -> the compiled count-form loop
     getframe = sys._getframe
+    vector_row2, vector_row3 = rec.vector_row2, rec.vector_row3
+    pipe_v = PIPE_V
 
     def fail(count: int, dst: LocalTensor, *srcs: LocalTensor) -> Exception:
         dt = dst.dtype
-        if dt not in kinds or any(getattr(s, "dtype", None) is not dt for s in srcs):
-            return _dtype_error(op.name, op.dtypes, dst, *srcs)
+        if dt not in allowed or any(getattr(s, "dtype", None) is not dt for s in srcs):
+            return _dtype_error(name, allowed, dst, *srcs)
         names = ("src",) if len(srcs) == 1 else ("src0", "src1")
-        return operand_error(op.name, count, (("dst", dst), *zip(names, srcs, strict=True)))
+        return operand_error(name, count, (("dst", dst), *zip(names, srcs, strict=True)))
 
-    def compiled(dt: DType, kargs: tuple):
-        ep = entries[dt.code] = entry_point(count_kernel, (iid, dt.code), kargs, 2)
+    def compiled(dt: DType, args: tuple):
+        ep = entries[dt.code] = compile_loop(loop, args, 2)
         return ep
 
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
-    # the record is one flat tuple, and the numba entry point is called directly.
+    # the record is one flat tuple, and the compiled loop is called directly.
     if form == "binary":
         def call(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *rest):
             f = getframe(1)
             if len(rest) != 1:
-                return high_dim(dst, (src0, src1), 0, rest, f)
+                return repeat_form(dst, (src0, src1), 0, rest, f)
             count = rest[0]
             if type(count) is not int:
                 count = as_count(count)
             dt = dst.dtype
             nb = count * dt.size
             d, a, b = dst.addr, src0.addr, src1.addr
-            if (dt not in kinds or src0.dtype is not dt or src1.dtype is not dt
+            if (dt not in allowed or src0.dtype is not dt or src1.dtype is not dt
                     or (d | a | b) & 31 or count < 0 or nb > dst.size * dt.size
                     or nb > src0.size * dt.size or nb > src1.size * dt.size):
                 count = recover_count(core_of(dst, src0, src1), fail(count, dst, src0, src1),
                                       f, count, ((d, dt.size, 1), (a, dt.size, 1),
-                                                 (b, dt.size, 1)), op.name)
+                                                 (b, dt.size, 1)), name)
                 if count is None:
                     return
                 nb = count * dt.size
             core = dst.core
-            core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                                 (nb + 255) >> 8, None, W, MEM_UB, d, d + nb, 0, MEM_UB, a,
-                                 a + nb, 0, MEM_UB, b, b + nb))
+            core.records.append(vector_row3(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count,
+                                            (nb + 255) >> 8, 0, 0, d, d + nb, a, a + nb, b,
+                                            b + nb))
             if count:
-                view = core.views[dt.code]
-                sh = dt.size.bit_length() - 1
-                ao, bo = a >> sh, b >> sh
-                snaps = ()  # (argument index, UB address) of sources partially overlapping dst
-                if a != d and a < d + nb and d < a + nb:
-                    snaps, ao = ((4, a),), 0
-                    check_overlap(core, f, op.name, (nb + 255) >> 8, d, 256, 256, d + nb, a,
-                                  256, 256, a + nb, "src0")
-                if b != d and b < d + nb and d < b + nb:
-                    snaps, bo = snaps + ((6, b),), 0
-                    check_overlap(core, f, op.name, (nb + 255) >> 8, d, 256, 256, d + nb, b,
-                                  256, 256, b + nb, "src1")
-                kargs = (lit, kinds[dt], view, d >> sh, view, ao, view, bo, count)
-                ep = entries.get(dt.code) or compiled(dt, kargs)
-                if core.stalled or snaps:
-                    _run(core, run_snapshotted, (core, ep, kargs, snaps, nb, dt))
+                if core.sanitizer is not None:
+                    if a != d and a < d + nb and d < a + nb:
+                        check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, a,
+                                      256, 256, a + nb, "src0")
+                    if b != d and b < d + nb and d < b + nb:
+                        check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, b,
+                                      256, 256, b + nb, "src1")
+                sh = dt.shift
+                args = (lit, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
+                ep = entries.get(dt.code) or compiled(dt, args)
+                if core.stalled:
+                    run_on_pipe(core, pipe_v, ep, args)
                 else:
-                    ep(*kargs)
+                    ep(*args)
     else:
-        has_scalar = form == "scalar"
-
         def call(dst: LocalTensor, src: LocalTensor, *rest):
             f = getframe(1)
-            if has_scalar:
-                scalar, rest = rest[0], rest[1:]
-            if len(rest) != 1:
-                return high_dim(dst, (src,), scalar if has_scalar else 0, rest, f)
-            count = rest[0]
+            if len(rest) != 1 + has_scalar:  # (scalar,) count, or the repeat form
+                return repeat_form(dst, (src,), rest[0] if has_scalar and rest else 0,
+                                   rest[has_scalar:], f)
+            count = rest[has_scalar]
             if type(count) is not int:
                 count = as_count(count)
             dt = dst.dtype
             nb = count * dt.size
             d, s = dst.addr, src.addr
-            if (dt not in kinds or src.dtype is not dt or (d | s) & 31 or count < 0
+            if (dt not in allowed or src.dtype is not dt or (d | s) & 31 or count < 0
                     or nb > dst.size * dt.size or nb > src.size * dt.size):
                 count = recover_count(core_of(dst, src), fail(count, dst, src), f, count,
-                                      ((d, dt.size, 1), (s, dt.size, 1)), op.name)
+                                      ((d, dt.size, 1), (s, dt.size, 1)), name)
                 if count is None:
                     return
                 nb = count * dt.size
             core = dst.core
-            core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                                 (nb + 255) >> 8, None, W, MEM_UB, d, d + nb, 0, MEM_UB, s,
-                                 s + nb))
+            bits = dt.scalar_bits(rest[0]) if has_scalar else 0
+            core.records.append(vector_row2(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count,
+                                            (nb + 255) >> 8, 0, bits, d, d + nb, s, s + nb))
             if count:
-                view = core.views[dt.code]
-                sh = dt.size.bit_length() - 1
-                so, snaps = s >> sh, ()
-                if s != d and s < d + nb and d < s + nb:
-                    so, snaps = 0, ((4, s),)  # partial overlap: read a snapshot of src
-                    check_overlap(core, f, op.name, (nb + 255) >> 8, d, 256, 256, d + nb, s,
+                if core.sanitizer is not None and s != d and s < d + nb and d < s + nb:
+                    check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, s,
                                   256, 256, s + nb)
+                sh = dt.shift
                 if has_scalar:
-                    kargs = (lit, kinds[dt], view, d >> sh, view, so, count,
-                             scalar_as_float64(dt, scalar))
+                    args = (lit, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
-                    kargs = (lit, kinds[dt], view, d >> sh, view, so, count)
-                ep = entries.get(dt.code) or compiled(dt, kargs)
-                if core.stalled or snaps:
-                    _run(core, run_snapshotted, (core, ep, kargs, snaps, nb, dt))
+                    args = (lit, dt.code, core.views[dt.code], d >> sh, s >> sh, count)
+                ep = entries.get(dt.code) or compiled(dt, args)
+                if core.stalled:
+                    run_on_pipe(core, pipe_v, ep, args)
                 else:
-                    ep(*kargs)
+                    ep(*args)
 
-    def high_dim(dst, srcs, scalar, rest, f):
+    def repeat_form(dst, srcs, value, rest, f):
         core = core_of(dst, *srcs)
         if len(rest) != 3:
             return fault(core, ParameterError(
-                f"{op.name}: expected (..., count) or (..., mask, repeatTime, repeatParams), got "
-                f"{len(rest)} trailing argument(s)"), f, instruction=op.name)
+                f"{name}: expected (..., count) or (..., mask, repeatTime, repeatParams), got "
+                f"{len(rest)} trailing argument(s)"), f, instruction=name)
         mask, repeat, params = rest
         dt = dst.dtype
-        kind = kinds.get(dt)
-        if kind is None or any(s.dtype is not dt for s in srcs):
-            return fault(core, _dtype_error(op.name, op.dtypes, dst, *srcs), f,
-                         instruction=op.name)
+        if dt not in allowed or any(s.dtype is not dt for s in srcs):
+            return fault(core, _dtype_error(name, allowed, dst, *srcs), f, instruction=name)
         repeat = as_count(repeat, "repeatTime")
         if not 0 <= repeat <= MAX_REPEAT_TIMES:
-            return fault(core, ParameterError(f"{op.name}: repeatTime {repeat} is out of range "
-                                              f"[0, {MAX_REPEAT_TIMES}]"), f,
-                         instruction=op.name)
+            return fault(core, ParameterError(f"{name}: repeatTime {repeat} is out of range "
+                                              f"[0, {MAX_REPEAT_TIMES}]"), f, instruction=name)
         try:
-            lo, hi = expand_mask(op.name, mask, dt)
+            lo, hi = expand_mask(name, mask, dt)
         except ParameterError as e:
-            return fault(core, e, f, instruction=op.name)
+            return fault(core, e, f, instruction=name)
         if n_src == 2:
             if not isinstance(params, BinaryRepeatParams):
-                return fault(core, ParameterError(f"{op.name}: the high-dimension form takes "
+                return fault(core, ParameterError(f"{name}: the high-dimension form takes "
                                                   f"BinaryRepeatParams, got {params!r}"), f,
-                             instruction=op.name)
+                             instruction=name)
             blk = (params.dstBlkStride, params.src0BlkStride, params.src1BlkStride)
             rep = (params.dstRepStride, params.src0RepStride, params.src1RepStride)
         else:
             if not isinstance(params, UnaryRepeatParams):
-                return fault(core, ParameterError(f"{op.name}: the high-dimension form takes "
+                return fault(core, ParameterError(f"{name}: the high-dimension form takes "
                                                   f"UnaryRepeatParams, got {params!r}"), f,
-                             instruction=op.name)
+                             instruction=name)
             blk = (params.dstBlkStride, params.srcBlkStride)
             rep = (params.dstRepStride, params.srcRepStride)
         if blk[0] == 0:
-            return fault(core, ParameterError(f"{op.name}: dstBlkStride 0 is undefined on "
-                                              "hardware"), f, instruction=op.name)
+            return fault(core, ParameterError(f"{name}: dstBlkStride 0 is undefined on "
+                                              "hardware"), f, instruction=name)
         epb = 32 // dt.size
         operands = (dst, *srcs)
-        for i, t in enumerate(operands):
-            extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
-            role = "dst" if i == 0 else f"src{i - 1}"
-            if t.addr & 31 or extent > t.size * dt.size:
-                err = operand_error(op.name, extent // dt.size, ((role, t),))
-                if recover_count(core, err, f, 0, (), op.name) is None:
-                    return
-                # check mode: fewer repeats, so that every operand stays inside the UB
-                while repeat and any(
-                        x.addr + _strided_extent(repeat, epb, blk[k], rep[k], dt.size)
-                        > core.ub.size for k, x in enumerate(operands)):
-                    repeat -= 1
-                break
+        repeat = _fit_repeats(core, f, name, dt, epb, operands, blk, rep, repeat)
+        if repeat is None:
+            return
         accesses: list[int] = []
         for i, t in enumerate(operands):
             extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
             accesses += [(W if i == 0 else 0) | STRIDED, MEM_UB, t.addr, t.addr + extent]
         core = dst.core
-        core.records.append((iid, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
-                             repeat, (lo, hi, blk, rep), *accesses))
+        row = rec.row(iid, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
+                      repeat, 0, dt.scalar_bits(value) if has_scalar else 0,
+                      (rec.signed64(lo), rec.signed64(hi), *blk, *rep), tuple(accesses))
+        core.records.append(row)
         if repeat == 0:
             return
         if core.sanitizer is not None:
-            _check_strided_overlap(core, f, op.name, repeat, dt.size, operands, blk, rep, lo,
-                                   hi)
-        shift = dt.size.bit_length() - 1
-        view = core.views[dt.code]
-        a = srcs[0].addr >> shift
-        common = (repeat, np.uint64(lo), np.uint64(hi), epb)
-        if n_src == 1 and form == "unary":
-            kargs = (lit, kind, view, dst.addr >> shift, view, a, *common, blk[0], blk[1],
-                     rep[0], rep[1])
-            kernel = unary_strided
-        else:
-            b = srcs[1].addr >> shift if n_src == 2 else a
-            sblk = blk if n_src == 2 else (blk[0], blk[1], blk[1])
-            srep = rep if n_src == 2 else (rep[0], rep[1], rep[1])
-            kargs = (lit, kind, view, dst.addr >> shift, view, a, view, b,
-                     scalar_as_float64(dt, scalar), *common, *sblk, *srep)
-            kernel = binary_strided
-        _run(core, entry_point(kernel, (iid, dt.code, "strided"), kargs, 2), kargs)
+            _check_strided_overlap(core, f, name, repeat, dt.size, operands, blk, rep, lo, hi)
+        lits = (lit, dt.code, 0)
+        _run_row(core, work.entry("repeat", lits, len(row)), lits, row)
 
-    call.__name__ = call.__qualname__ = op.name
-    call.__doc__ = f"AscendC `{op.name}` ({op.form}); dtypes: {', '.join(map(str, op.dtypes))}."
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"AscendC `{name}` ({form}): {ins.doc}; dtypes: "
+                    f"{', '.join(sorted(map(str, allowed)))}.")
     return call
 
 
-def _run(core, kernel, args) -> None:
-    run_on_pipe(core, PIPE_V, kernel, args)
+def _fit_repeats(core, f, name: str, dt: DType, epb: int, operands: tuple, blk: tuple,
+                 rep: tuple, repeat: int) -> int | None:
+    """The repeats to execute: all of them, or (check mode, an operand larger than its tensor
+    or misaligned: reported) fewer, so that every operand stays inside the UB; None: skip."""
+    for i, t in enumerate(operands):
+        extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
+        role = "dst" if i == 0 else f"src{i - 1}"
+        if t.addr & 31 or extent > t.size * dt.size:
+            err = operand_error(name, extent // dt.size, ((role, t),))
+            if recover_count(core, err, f, 0, (), name) is None:
+                return None
+            while repeat and any(
+                    x.addr + _strided_extent(repeat, epb, blk[k], rep[k], dt.size)
+                    > core.ub.size for k, x in enumerate(operands)):
+                repeat -= 1
+            break
+    return repeat
 
 
 # Add/Sub/Mul/Max/Min on half/int32/float may write src1's bytes when src1RepStride or
@@ -587,27 +668,47 @@ def _check_strided_overlap(core, f, name: str, repeat: int, size: int, operands:
                       width(k), s_end, f"src{k - 1}" if len(operands) > 2 else "src")
 
 
-# One kernel-facing function per table line, published under its AscendC name.
+# One registry entry and one kernel-facing function per table line, under its AscendC name.
 _index_in_form: dict[str, int] = {}
 for _op in OPS:
     _i = _index_in_form.get(_op.form, 0)
     _index_in_form[_op.form] = _i + 1
-    globals()[_op.name] = _make(_op, _i)
+    globals()[_op.name] = _front_end(_register(_op, _i), _op.form)
 __all__ = [op.name for op in OPS] + ["Duplicate", "OPS"]
+KERNEL_SURFACE = (*(op.name for op in OPS), "Duplicate")
 
 # ---- Duplicate ---------------------------------------------------------------------------------
 
 DUPLICATE_DTYPES = (int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float)
-_DUP = register("Duplicate", PIPE_V, "vector", "Duplicate", DUPLICATE_DTYPES,
-                doc="fill count elements with a scalar")
+_DUP = register(
+    "Duplicate", family="vector", pipe=PIPE_V,
+    operands=(Operand("dst", _ELEMENT, True), Operand("scalarValue", AccessPattern.NONE)),
+    dataflow=Dataflow.FILL, cost=Cost(CostKind.VECTOR, "Duplicate"),
+    signatures=tuple(Signature((t, t)) for t in DUPLICATE_DTYPES),
+    work=Work({"count": fill_count, "repeat": fill_repeat}),
+    cpp=(CppDecl("template <typename T>\n__aicore__ void Duplicate(const LocalTensor<T> &dst, "
+                 "const ScalarT<T> &scalarValue, const int32_t &count);"),
+         CppDecl("template <typename T, bool isSetMask = true>\n__aicore__ void Duplicate("
+                 "const LocalTensor<T> &dst, const ScalarT<T> &scalarValue, uint64_t mask, "
+                 "const uint8_t repeatTime, const uint16_t dstBlockStride, "
+                 "const uint8_t dstRepeatStride);"),
+         CppDecl("template <typename T, bool isSetMask = true>\n__aicore__ void Duplicate("
+                 "const LocalTensor<T> &dst, const ScalarT<T> &scalarValue, "
+                 "const uint64_t mask[], const uint8_t repeatTime, "
+                 "const uint16_t dstBlockStride, const uint8_t dstRepeatStride);")),
+    doc="fill elements with a scalar")
 
 
-def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
+_FILL: dict[int, object] = {}  # dtype code -> the compiled fill loop
+
+
+def Duplicate(dst: LocalTensor, scalarValue: object, *rest) -> None:
     """`Duplicate(dst, scalar, count)` (or the high-dimension form with a mask)."""
     f = sys._getframe(1)
     dt = dst.dtype
-    if dt not in DUPLICATE_DTYPES:
-        return fault(core_of(dst), _dtype_error("Duplicate", DUPLICATE_DTYPES, dst), f,
+    allowed = _DUP.dtypes
+    if dt not in allowed:
+        return fault(core_of(dst), _dtype_error("Duplicate", allowed, dst), f,
                      instruction="Duplicate")
     if len(rest) == 1:
         count = as_count(rest[0])
@@ -620,12 +721,15 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
                 return
             nb = count * dt.size
         core = dst.core
-        core.records.append((_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                             (nb + 255) >> 8, None, W, MEM_UB, dst.addr, dst.addr + nb))
+        bits = dt.scalar_bits(scalarValue)
+        core.records.append(rec.vector_row1(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                                            (nb + 255) >> 8, 0, bits, dst.addr, dst.addr + nb))
         if count:
-            shift = dt.size.bit_length() - 1
-            _run(core, fill_count, (core.views[dt.code], dst.addr >> shift, count,
-                                    dt.bits(scalar)))
+            args = (dt.code, core.uviews[dt.code], dst.addr >> dt.shift, count, bits)
+            ep = _FILL.get(dt.code)
+            if ep is None:
+                ep = _FILL[dt.code] = compile_loop(fill_loop, args, 1)
+            run_on_pipe(core, PIPE_V, ep, args)
         return
     core = core_of(dst)
     if len(rest) != 4:
@@ -637,7 +741,8 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
     if not 0 <= repeat <= MAX_REPEAT_TIMES:
         return fault(core, ParameterError(f"Duplicate: repeatTime {repeat} is out of range "
                                           "[0, 255]"), f, instruction="Duplicate")
-    if int(dst_blk) == 0:
+    blk, rep = int(dst_blk), int(dst_rep)
+    if blk == 0:
         return fault(core, ParameterError("Duplicate: dstBlockStride 0 is undefined on "
                                           "hardware"), f, instruction="Duplicate")
     try:
@@ -645,30 +750,16 @@ def Duplicate(dst: LocalTensor, scalar: object, *rest) -> None:
     except ParameterError as e:
         return fault(core, e, f, instruction="Duplicate")
     epb = 32 // dt.size
-    extent = _strided_extent(repeat, epb, int(dst_blk), int(dst_rep), dt.size)
-    if dst.addr & 31 or extent > dst.size * dt.size:
-        if recover_count(core, operand_error("Duplicate", extent // dt.size, (("dst", dst),)),
-                         f, 0, (), "Duplicate") is None:
-            return
-        while repeat and dst.addr + _strided_extent(repeat, epb, int(dst_blk), int(dst_rep),
-                                                     dt.size) > core.ub.size:
-            repeat -= 1
-        extent = _strided_extent(repeat, epb, int(dst_blk), int(dst_rep), dt.size)
+    repeat = _fit_repeats(core, f, "Duplicate", dt, epb, (dst,), (blk,), (rep,), repeat)
+    if repeat is None:
+        return
+    extent = _strided_extent(repeat, epb, blk, rep, dt.size)
     core = dst.core
-    core.records.append((_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
-                         repeat, (lo, hi, (int(dst_blk), int(dst_rep))), W | STRIDED, MEM_UB,
-                         dst.addr, dst.addr + extent))
+    row = rec.row(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
+                  repeat, 0, dt.scalar_bits(scalarValue),
+                  (rec.signed64(lo), rec.signed64(hi), blk, rep),
+                  (W | STRIDED, MEM_UB, dst.addr, dst.addr + extent))
+    core.records.append(row)
     if repeat:
-        _run(core, _fill_strided, (core.views[dt.code], dst.addr // dt.size,
-                                   dt.bits(scalar), repeat, np.uint64(lo),
-                                   np.uint64(hi), epb, int(dst_blk), int(dst_rep)))
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _fill_strided(dst, doff, value, repeat, mask_lo, mask_hi, epb, blk, rep):
-    for r in range(repeat):
-        base = doff + r * rep * epb
-        for j in range(8 * epb):
-            if _enabled(j, mask_lo, mask_hi):
-                dst[_element_offset(j, epb, blk, base)] = value
-
+        lits = (dt.code, 0, 0)
+        _run_row(core, _DUP.work.entry("repeat", lits, len(row)), lits, row)

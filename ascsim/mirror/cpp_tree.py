@@ -10,13 +10,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ..errors import ParseError
+
 __all__ = ["ParseError", "CAssign", "CIncr", "InitList", "CType", "Param", "Func", "VarDecl",
            "ClassDef", "ExprStmt", "If", "For", "While", "Return", "Jump", "Raw", "Define",
            "EnumDef", "Namespace", "SCALAR_NAMES"]
-
-
-class ParseError(SyntaxError):
-    pass
 
 
 # ---- expression nodes that Python's ast lacks --------------------------------------------------

@@ -5,13 +5,14 @@ checks, on the simulator's instruction records.
     for f in run.findings:          # Finding objects (finding.py)
         print(f.kind, f.check, f.py, f.cpp)
 
-Online checks run inside the instructions (online.py): with `sanitize="check"` a fault becomes a
-finding and the kernel goes on where that is safe (an access outside its memory is clipped and
-the missing bytes read as the dummy pattern; an instruction with invalid parameters is skipped;
-a second FreeTensor is ignored; a double-set flag stays set); a fault nothing can follow (a
-DeQue or WaitFlag that would hang) stops that core only. After the cores, the offline analyses
-read the records (offline.py, passes.py). `sanitize="strict"` raises a SimulationError at the
-first ERROR instead: online at once, offline the earliest after the run. Warnings never raise.
+Online checks run inside the instructions (ascsim/faults.py routes them): with
+`sanitize="check"` a fault becomes a finding and the kernel goes on where that is safe (an
+access outside its memory is clipped and the missing bytes read as the dummy pattern; an
+instruction with invalid parameters is skipped; a second FreeTensor is ignored; a double-set
+flag stays set); a fault nothing can follow (a DeQue or WaitFlag that would hang) stops that
+core only. After the cores, the offline analyses read the records (offline.py, passes.py).
+`sanitize="strict"` raises a SimulationError at the first ERROR instead: online at once,
+offline the earliest after the run. Warnings never raise.
 
 What is checked, and how exactly:
 
@@ -55,9 +56,12 @@ every DataBlock its mask enables as touched in full, a strided copy each of its 
 
 from __future__ import annotations
 
-from .finding import ERROR, KINDS, WARNING, Finding, FindingAccess
-from .online import CoreAborted, Session
-from .syncmode import SYNC_MODES, kernel_sync, sync_mode_of
+from ..faults import CoreAborted, Session
+from ..findings import ERROR, KINDS, WARNING, Finding, FindingAccess
+from ..syncmode import SYNC_MODES, kernel_sync, sync_mode_of
+from .offline import analyse_run
+from .report import format_report, summary_line
 
 __all__ = ["Finding", "FindingAccess", "ERROR", "WARNING", "KINDS", "Session", "CoreAborted",
-           "kernel_sync", "sync_mode_of", "SYNC_MODES"]
+           "kernel_sync", "sync_mode_of", "SYNC_MODES", "analyse_run", "format_report",
+           "summary_line"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import records
 from ..core import PIPE_NAMES, CoreState
 from ..errors import (
     MultiCoreError,
@@ -18,13 +19,12 @@ from ..errors import (
     SyncError,
     UninitialisedError,
 )
+from ..faults import Session
+from ..findings import ERROR, WARNING, Finding, FindingAccess
 from ..registry import REGISTRY
-from ..source import describe_position
 from ..sync import EVENT_PIPES, flag_name
 from . import passes as ps
 from .encode import Encoded, encode_core
-from .finding import ERROR, WARNING, Finding, FindingAccess
-from .online import Session
 
 if TYPE_CHECKING:
     from ..runtime import Run
@@ -41,18 +41,20 @@ class _Positions:
         self.core = core
         self.cache: dict[int, tuple[str, str, str | None, str | None]] = {}
 
-    def __call__(self, rec: int) -> tuple[str, str, str | None, str | None]:
-        hit = self.cache.get(rec)
+    def __call__(self, index: int) -> tuple[str, str, str | None, str | None]:
+        hit = self.cache.get(index)
         if hit is None:
-            r = self.core.records[rec]
-            py, cpp = (describe_position(r[2], r[3]) if r[2] is not None else ("<ascsim>", None))
-            hit = self.cache[rec] = (REGISTRY[r[0]].name, PIPE_NAMES[r[1]], py, cpp)
+            r = self.core.records[index]
+            py, cpp = records.position_of(r)
+            hit = self.cache[index] = (REGISTRY[r[records.OP]].name,
+                                       PIPE_NAMES[r[records.PIPE]], py, cpp)
         return hit
 
-    def access(self, rec: int, write: bool, start: int | None = None,
+    def access(self, index: int, write: bool, start: int | None = None,
                end: int | None = None) -> FindingAccess:
-        name, pipe, py, cpp = self(rec)
-        return FindingAccess(self.core.block_idx, rec, name, pipe, write, py, cpp, start, end)
+        name, pipe, py, cpp = self(index)
+        return FindingAccess(self.core.block_idx, index, name, pipe, write, py, cpp, start,
+                             end)
 
 
 def _memory_name(core: CoreState, mem: int) -> str:
@@ -86,7 +88,7 @@ def _pass(core: CoreState, enc: Encoded, session: Session
     gw_cap = int(np.count_nonzero((enc.am != 0) & ((enc.af & 1) != 0))) + 1
     executed = np.zeros(m, np.uint8)
     ps.analyse_core(enc.order, enc.cls, enc.pipe, enc.count, enc.dsz, enc.par, enc.aoff,
-                    enc.af, enc.am, enc.ast, enc.aen, enc.P, memsize, is_output,
+                    enc.af, enc.am, enc.ast, enc.aen, enc.apat, enc.P, memsize, is_output,
                     session.sync_mode == "auto", ub, caps, enc.bstart, enc.bend, enc.bque, ev,
                     evn, gw_cap, executed)
     return ev[:evn[0]], int(evn[1]), executed.astype(np.bool_)
@@ -164,7 +166,7 @@ def _event_findings(core: CoreState, enc: Encoded, ev: np.ndarray, dropped: int,
 
 def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
     out: list[Finding] = []
-    explicit = enc.count == 0
+    explicit = ~enc.implicit
     is_set = (enc.cls == ps.C_SET) & explicit
     is_wait = (enc.cls == ps.C_WAIT) & explicit
     # SetFlags nobody waited for: they leak into the next kernel on this core
@@ -198,26 +200,24 @@ def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Findi
     return out
 
 
-def _queue_end_findings(core: CoreState, pos: _Positions) -> list[Finding]:
+def _queue_end_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
     """Tensors a queue still holds when the kernel ends: EnQue'd and never DeQue'd, so the
     consumer never saw them (and their flag is left set)."""
     if core.sanitizer is not None and core.sanitizer.aborted:
         return []
     out: list[Finding] = []
-    last_enque: dict[tuple[int, int], int] = {}
-    for i, rec in enumerate(core.records):
-        if REGISTRY[rec[0]].name == "EnQue":
-            last_enque[(id(rec[7]), rec[5])] = i
-    queues = {id(rec[7]): rec[7] for rec in core.records if REGISTRY[rec[0]].family == "queue"}
-    for qid, que in queues.items():
-        for index, _event_id in getattr(que, "fifo", ()):
-            rec = last_enque.get((qid, index))
-            if rec is None:
-                continue
+    last_enque: dict[int, int] = {}  # buffer id -> its last EnQue record
+    for i in np.flatnonzero(enc.cls == ps.C_QENQUE).tolist():
+        last_enque[int(enc.par[i])] = i
+    for que in core.queues:
+        for index, _event_id in que.fifo:
             b = que.buffers[index]
+            i = last_enque.get(b.id)
+            if i is None:
+                continue
             msg = (f"EnQue of {b.name} was never DeQue'd: the kernel ended with the tensor still "
                    "in the queue (its consumer never ran; the enqueue flag stays set)")
-            out.append(_finding(pos, rec, kind="memcheck", severity=WARNING,
+            out.append(_finding(pos, i, kind="memcheck", severity=WARNING,
                                 check="EnQue without DeQue", message=msg,
                                 memory=f"UB ({b.name})", start=b.start, end=b.end,
                                 error=QueueStateError))
@@ -225,14 +225,15 @@ def _queue_end_findings(core: CoreState, pos: _Positions) -> list[Finding]:
 
 
 def _reserved_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
-    """The library's temp write (Select on A2) landing in a user buffer."""
+    """A library temp write (Select's on A2) landing in a user buffer."""
     tmp = core.profile.tmp_ub_offset
     users = [b for b in enc.buffers if b.end > tmp]
     if not users:
         return []
     out: list[Finding] = []
-    for i in np.flatnonzero(enc.cls == ps.C_SELECT).tolist():
-        a = int(enc.aoff[i]) + ps.SELECT_LIB_ACCESS
+    temp = np.flatnonzero(enc.apat == ps.PAT_TEMP)
+    rows = np.repeat(np.arange(enc.size), np.diff(enc.aoff))
+    for a, i in zip(temp.tolist(), rows[temp].tolist(), strict=True):
         lo, hi = int(enc.ast[a]), int(enc.aen[a])
         for b in users:
             if b.start < hi and lo < b.end:
@@ -369,7 +370,7 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
             ev, dropped, executed = _pass(core, enc, session)
             findings += _event_findings(core, enc, ev, dropped, session, pos)
             findings += _sync_findings(core, enc, pos)
-            findings += _queue_end_findings(core, pos)
+            findings += _queue_end_findings(core, enc, pos)
             findings += _reserved_findings(core, enc, pos)
             gm_rows.append(_gm_accesses(core, enc, executed))
     findings += _multicore_findings(run, session, gm_rows, positions)

@@ -13,10 +13,13 @@ program order wait in their pipe's backlog and run when it is set, as in the sim
 shadow state sees accesses in execution order. In auto-sync mode the compiler's V->V barriers
 and S<->pipe syncs are taken as present.
 
-Taint: see shadow.py. Every vector instruction propagates it element by element from source
-element i to destination element i (Compare into bit i, Select from mask bit i and the
-sources, And/Or/Not bit by bit, copies byte by byte); the per-element work only runs when a
-source actually holds uninitialised bytes.
+Taint: see shadow.py. Each record propagates it by its instruction's dataflow class
+(registry.Dataflow): ELEMENTWISE from source element i to destination element i, BITWISE bit
+by bit, COMPARE into bit i, SELECT from mask bit i and the sources, FILL defines its
+destination, COPY byte by byte; the per-element work only runs when a source actually holds
+uninitialised bytes. Which access is which operand comes from the access patterns
+(registry.AccessPattern), which also decide how a strided access is walked: COPY_BLOCKS block
+by block, ELEMENTWISE in the repeat form DataBlock by DataBlock.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..instructions.cmpsel import SELECT_TMP_ACCESS as SELECT_LIB_ACCESS
+from ..registry import AccessPattern, Dataflow
 from .shadow import (
     FRESH,
     NST,
@@ -45,11 +48,22 @@ from .shadow import (
     t_set,
 )
 
-# analysis classes of records
-C_NONE, C_SET, C_WAIT, C_BARRIER = 0, 1, 2, 3
-C_QALLOC, C_QENQUE, C_QDEQUE, C_QFREE = 4, 5, 6, 7
-C_GET, C_PUT, C_ELEM, C_BITWISE, C_CAST, C_COMPARE, C_SELECT, C_COPY, C_GENERIC = (
-    8, 9, 10, 11, 12, 13, 14, 15, 16)
+# analysis classes of records: the registry's dataflow classes (C_GET and above touch data)
+C_SET, C_WAIT, C_BARRIER = int(Dataflow.SET_FLAG), int(Dataflow.WAIT_FLAG), int(Dataflow.BARRIER)
+C_QALLOC, C_QENQUE = int(Dataflow.QUEUE_ALLOC), int(Dataflow.QUEUE_ENQUE)
+C_QDEQUE, C_QFREE = int(Dataflow.QUEUE_DEQUE), int(Dataflow.QUEUE_FREE)
+C_GET, C_PUT = int(Dataflow.SCALAR_READ), int(Dataflow.SCALAR_WRITE)
+C_ELEM, C_BITWISE, C_FILL = int(Dataflow.ELEMENTWISE), int(Dataflow.BITWISE), int(Dataflow.FILL)
+C_COMPARE, C_SELECT, C_COPY = int(Dataflow.COMPARE), int(Dataflow.SELECT), int(Dataflow.COPY)
+HANDLED_DATAFLOW = frozenset(Dataflow)  # every class has its rule below
+
+# access pattern codes (encode.py gives each access its operand's)
+PATTERN_CODE = {p: i for i, p in enumerate(AccessPattern)}
+PAT_ELEMENT = PATTERN_CODE[AccessPattern.ELEMENTWISE]
+PAT_BIT = PATTERN_CODE[AccessPattern.BIT_PER_ELEMENT]
+PAT_TEMP = PATTERN_CODE[AccessPattern.LIBRARY_TEMP]
+PAT_COPY = PATTERN_CODE[AccessPattern.COPY_BLOCKS]
+HANDLED_PATTERNS = frozenset(AccessPattern)  # every pattern is walked below
 
 # event types
 EV_RAW, EV_WAR, EV_WAW, EV_UNINIT_OUT, EV_UNINIT_SCALAR, EV_GM_UNWRITTEN, EV_USE_FREE = (
@@ -179,11 +193,10 @@ def _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, writ
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoch, starts,
+def _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, starts,
                  state, off, cap, nseg, memsize, ev, evn):
     """Check then update every access of record j: reads, writes, then the updates (so an
     in-place instruction does not race with itself)."""
-    c = cls[j]
     for phase in range(4):
         want_write = phase == 1 or phase == 3
         for a in range(aoff[j], aoff[j + 1]):
@@ -193,7 +206,7 @@ def _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoc
             mem = am[a]
             lo, hi = ast[a], aen[a]
             strided = (af[a] & STRIDED_FLAG) != 0
-            if strided and c == C_COPY and P[j, P_BLOCKS] > 1:
+            if strided and apat[a] == PAT_COPY and P[j, P_BLOCKS] > 1:
                 blocks = P[j, P_BLOCKS]
                 if write:
                     pitch, blen = P[j, P_DPITCH], P[j, P_PADDED]
@@ -203,7 +216,7 @@ def _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoc
                     _race_range(phase, starts, state, off, cap, nseg, memsize, mem,
                                 lo + k * pitch, lo + k * pitch + blen, write, q, K, auto, epoch,
                                 j, ev, evn)
-            elif strided and (c == C_ELEM or c == C_BITWISE):
+            elif strided and apat[a] == PAT_ELEMENT:
                 o = a - aoff[j]  # operand: 0 = dst, 1.. sources
                 blk = P[j, P_BLK + min(o, 2)]
                 rep = P[j, P_REP + min(o, 2)]
@@ -357,22 +370,30 @@ def _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, ub, tsum, tb, torig):
+def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb, torig):
+    """dst element i <- mask bit i and the sources' element i; the library's temp write."""
     a0 = aoff[j]
     mode = par[j]
-    # the library's temp write: the splatted scalar (mode 1) or unknown bytes
-    t0, t1 = _ub_clip(ast[a0 + 1], aen[a0 + 1], ub)
-    if mode == 1:
-        t_clean(tsum, tb, torig, t0, t1)
-    else:
-        t_mark(tsum, tb, torig, t0, t1, -1)
-    d0, d1 = _ub_clip(ast[a0], aen[a0], ub)
-    if not _sources_tainted(j, aoff, af, am, ast, aen, 2, ub, tsum, tb):
+    dst = mask = -1
+    for a in range(a0, aoff[j + 1]):
+        if apat[a] == PAT_TEMP:
+            # the splatted scalar (mode 1) or unknown bytes
+            t0, t1 = _ub_clip(ast[a], aen[a], ub)
+            if mode == 1:
+                t_clean(tsum, tb, torig, t0, t1)
+            else:
+                t_mark(tsum, tb, torig, t0, t1, -1)
+        elif apat[a] == PAT_BIT:
+            mask = a
+        elif af[a] & W_FLAG:
+            dst = a
+    d0, d1 = _ub_clip(ast[dst], aen[dst], ub)
+    if not _sources_tainted(j, aoff, af, am, ast, aen, 0, ub, tsum, tb):
         t_clean(tsum, tb, torig, d0, d1)
         return
     size = dsz[j]
     per_repeat = 256 // size
-    m = ast[a0 + 2]
+    m = ast[mask]
     for i in range(count[j]):
         bit = i % per_repeat if mode == 0 else i
         tainted = False
@@ -382,11 +403,13 @@ def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, ub, tsum, tb, tori
             v = t_get(tsum, tb, mb)
             if (v >> (bit % 8)) & 1:
                 tainted, origin = True, t_origin(tsum, tb, torig, mb, j)
-        for o in range(3, aoff[j + 1] - a0):
-            t, org = _elem_taint(tsum, tb, torig, ast[a0 + o] + i * size, size, ub, j)
+        for a in range(a0, aoff[j + 1]):
+            if apat[a] != PAT_ELEMENT or af[a] & W_FLAG:
+                continue
+            t, org = _elem_taint(tsum, tb, torig, ast[a] + i * size, size, ub, j)
             if t and not tainted:
                 tainted, origin = True, org
-        _write_elem(tsum, tb, torig, ast[a0] + i * size, size, ub, tainted, origin)
+        _write_elem(tsum, tb, torig, ast[dst] + i * size, size, ub, tainted, origin)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -515,16 +538,16 @@ def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub,
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, is_output,
-                  ub, tsum, tb, torig, gw, gwn, reported, ev, evn):
+def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
+                  is_output, ub, tsum, tb, torig, gw, gwn, reported, ev, evn):
     c = cls[j]
     a0 = aoff[j]
-    if c == C_ELEM or c == C_BITWISE or c == C_CAST:
+    if c == C_ELEM or c == C_BITWISE or c == C_FILL:
         _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig)
     elif c == C_COMPARE:
         _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig)
     elif c == C_SELECT:
-        _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, ub, tsum, tb, torig)
+        _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb, torig)
     elif c == C_COPY:
         _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
                     torig, gw, gwn, reported, ev, evn)
@@ -544,7 +567,7 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, mems
                 unw = _gm_uncovered(gw, gwn, mem, g0, g1)
                 if unw.any():
                     _emit(ev, evn, EV_GM_UNWRITTEN, j, -1, mem, g0, g1, pipe[j], 0, 0, 0)
-    elif c == C_PUT or c == C_GENERIC:
+    elif c == C_PUT:
         for a in range(a0, aoff[j + 1]):
             if af[a] & W_FLAG:
                 mem = am[a]
@@ -569,9 +592,9 @@ def _join(K, q, clk):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, is_output, auto,
-             ub, K, nep, flagset, flagclk, pend, starts, state, off, cap, nseg, tsum, tb, torig,
-             gw, gwn, reported, ev, evn, executed):
+def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize, is_output,
+             auto, ub, K, nep, flagset, flagclk, pend, starts, state, off, cap, nseg, tsum, tb,
+             torig, gw, gwn, reported, ev, evn, executed):
     """Run record j on its pipe; returns the pipe a SetFlag released (or -1)."""
     executed[j] = 1
     c = cls[j]
@@ -616,9 +639,9 @@ def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, 
             K[bp, bp] = nep[bp]
     elif c >= C_GET or c == C_QALLOC:
         if c != C_QALLOC:
-            _race_record(j, cls, count, dsz, aoff, af, am, ast, aen, P, q, K, auto, epoch,
-                         starts, state, off, cap, nseg, memsize, ev, evn)
-        _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize,
+            _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, starts,
+                         state, off, cap, nseg, memsize, ev, evn)
+        _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
                       is_output, ub, tsum, tb, torig, gw, gwn, reported, ev, evn)
     if q == S:
         K[S, S] = nep[S]  # the scalar unit completes in order
@@ -626,7 +649,7 @@ def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize, 
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, evn):
+def _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, ub, ev, evn):
     """Issue order: a UB access to a queue buffer that is free (never allocated, or freed)."""
     m = cls.shape[0]
     nb = bstart.shape[0]
@@ -648,7 +671,7 @@ def _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, ev
             freed[par[j]] = 1
         elif c >= C_GET:
             for a in range(aoff[j], aoff[j + 1]):
-                if am[a] != 0 or (c == C_SELECT and a - aoff[j] == SELECT_LIB_ACCESS):
+                if am[a] != 0 or apat[a] == PAT_TEMP:  # the library's write is not the kernel's
                     continue
                 lo, hi = max(ast[a], 0), min(aen[a], ub)
                 for b in range(nb):
@@ -658,12 +681,12 @@ def _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, ev
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize,
+def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
                  is_output, auto, ub, caps, bstart, bend, bque, ev, evn, gw_cap, executed):
     """The whole offline pass of one core; events go to ev (evn[0] of them, evn[1] dropped);
     executed[j] = 1 for every record that ran (a deadlocked pipe's backlog never does)."""
     m = cls.shape[0]
-    _queue_pass(cls, par, aoff, af, am, ast, aen, bstart, bend, bque, ub, ev, evn)
+    _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, ub, ev, evn)
     nmem = memsize.shape[0]
     # segment maps
     off = np.zeros(nmem, np.int64)
@@ -702,7 +725,7 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, m
             backlog[q, tail[q]] = j
             tail[q] += 1
             continue
-        r = _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, memsize,
+        r = _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
                      is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off,
                      caps, nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed)
         sp = 0
@@ -714,7 +737,7 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P, m
             if head[p] < tail[p] and pend[p] < 0:
                 jj = backlog[p, head[p]]
                 head[p] += 1
-                r2 = _execute(jj, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, P,
+                r2 = _execute(jj, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P,
                               memsize, is_output, auto, ub, K, nep, flagset, flagclk, pend,
                               starts, state, off, caps, nseg, tsum, tb, torig, gw, gwn,
                               reported, ev, evn, executed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .finding import ERROR, WARNING, Finding
+from ..findings import ERROR, WARNING, Finding
 
 __all__ = ["format_report", "summary_line", "sort_key"]
 

@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import records
 from ..core import PIPE_NAMES, CoreState
-from ..dtypes import BY_CODE, float, half
-from ..instructions.cmpsel import SELECT_TMP_ACCESS
-from ..registry import PREFIX, REGISTRY, W
-from ..source import describe_position
+from ..dtypes import BY_CODE, DType
+from ..records import DTYPE, MODE, OP, PIPE, W
+from ..registry import REGISTRY, AccessPattern, Dataflow
+from ..sync import flag_name
 
 __all__ = ["capture", "attach", "detach", "CapturingRecords", "format_trace", "Capture"]
 
@@ -59,19 +60,18 @@ class CapturingRecords(list):
         self.values: dict[tuple[int, int], bytes] = {}  # (record, access) -> raw bytes
 
     def _snap(self, index: int, writes: bool) -> None:
-        rec = self[index]
-        if REGISTRY[rec[0]].family in ("queue", "sync"):
+        row = self[index]
+        if REGISTRY[row[OP]].family in ("queue", "sync"):
             return
-        dt = BY_CODE.get(rec[4])
-        size = dt.size if dt is not None else 1
-        for a, i in enumerate(range(PREFIX, len(rec), 4)):
-            if bool(rec[i] & W) != writes:
+        for a, (flags, mem, start, end) in enumerate(records.accesses_of(row)):
+            if bool(flags & W) != writes:
                 continue
-            mem, start, end = rec[i + 1], rec[i + 2], rec[i + 3]
+            dt = _access_dtype(row, a)
+            size = dt.size if dt is not None else 1
             data = self.core.ub if mem == 0 else getattr(self.core.gm[mem], "data", None)
             if data is None:
                 continue
-            lo, hi = max(start, 0), min(end, start + self.k * max(size, 1), data.size)
+            lo, hi = max(start, 0), min(end, start + self.k * size, data.size)
             if hi > lo:
                 self.values[(index, a)] = data[lo:hi].tobytes()
 
@@ -102,17 +102,19 @@ def detach(cores: list[CoreState]) -> None:
             records.finish()
 
 
-def _format_values(rec: tuple, access: int, raw: bytes, count: int) -> str:
-    name = REGISTRY[rec[0]].name
-    dt = BY_CODE.get(rec[4])
-    i = PREFIX + 4 * access
-    nbytes = rec[i + 3] - rec[i + 2]
-    is_mask = (name in ("Compare", "CompareScalar") and access == 0) or (
-        name == "Select" and access == 2)
-    if dt is not None and not is_mask and count and name == "Cast" and access == 1:
-        src_size = nbytes // count if count else dt.size
-        dt = float if src_size == 4 else (half if src_size == 2 and dt is float else None)
-    if dt is None or is_mask or dt.size == 0:
+def _access_dtype(row: tuple, access: int) -> DType | None:
+    """The element type of a row's access (None: shown as raw bytes, as bit masks are)."""
+    operand = REGISTRY[row[OP]].memory_operands[access]
+    if operand.pattern in (AccessPattern.BIT_PER_ELEMENT, AccessPattern.BUFFER):
+        return None
+    if operand.dtype_param is not None:
+        return BY_CODE.get(records.params_of(row)[operand.dtype_param])
+    return BY_CODE.get(row[DTYPE])
+
+
+def _format_values(row: tuple, access: int, raw: bytes) -> str:
+    dt = _access_dtype(row, access)
+    if dt is None:
         return " ".join(f"{b:02x}" for b in raw)
     n = len(raw) // dt.size
     vals = np.frombuffer(raw[:n * dt.size], dtype=dt.numpy)
@@ -122,38 +124,35 @@ def _format_values(rec: tuple, access: int, raw: bytes, count: int) -> str:
 def format_trace(core: CoreState, limit: int | None = None) -> str:
     """The core's instruction log: serialNo, pipe, instruction, dtype/count, operands, kernel
     line (and mirrored C++ line), and captured values when there are any."""
-    records = core.records
-    values = getattr(records, "values", {})
-    lines = [f"core {core.block_idx}: {len(records)} instruction(s)"]
+    rows = core.records
+    values = getattr(rows, "values", {})
+    lines = [f"core {core.block_idx}: {len(rows)} instruction(s)"]
     gm = core.gm
-    for idx, rec in enumerate(records):
+    for idx, row in enumerate(rows):
         if limit is not None and idx >= limit:
-            lines.append(f"... {len(records) - limit} more")
+            lines.append(f"... {len(rows) - limit} more")
             break
-        ins = REGISTRY[rec[0]]
-        dt = BY_CODE.get(rec[4])
-        head = f"{idx:6d}  {PIPE_NAMES[rec[1]]:<4} {ins.name:<14}"
+        d = records.decode(row, idx)
+        ins = d.instruction
+        head = f"{idx:6d}  {PIPE_NAMES[row[PIPE]]:<4} {ins.name:<14}"
         info = []
         if ins.family == "sync":
-            if ins.name == "PipeBarrier":
-                info.append(f"PIPE_{PIPE_NAMES[rec[7]]}")
+            if ins.dataflow is Dataflow.BARRIER:
+                info.append(f"PIPE_{PIPE_NAMES[row[MODE]]}")
             else:
-                from ..sync import flag_name
-                info.append(flag_name(rec[7]) + (" (queue)" if rec[5] else ""))
+                info.append(flag_name(row[MODE]) + (" (queue)" if d.implicit else ""))
         else:
-            if dt is not None:
-                info.append(f"{dt.name} x{rec[5]}")
-            for a, i in enumerate(range(PREFIX, len(rec), 4)):
-                mem = rec[i + 1]
-                where = "UB" if mem == 0 else f"GM {getattr(gm[mem], 'name', mem)}"
-                lib = " (library temp)" if ins.name == "Select" and a == SELECT_TMP_ACCESS else ""
-                info.append(f"{'W' if rec[i] & W else 'R'} {where}[{rec[i + 2]}, "
-                            f"{rec[i + 3]}){lib}")
-        py, cpp = describe_position(rec[2], rec[3]) if rec[2] is not None else ("<ascsim>", None)
+            if d.dtype is not None:
+                info.append(f"{d.dtype.name} x{d.count}")
+            for acc in d.accesses:
+                where = "UB" if acc.mem == 0 else f"GM {getattr(gm[acc.mem], 'name', acc.mem)}"
+                lib = " (library temp)" if acc.pattern is AccessPattern.LIBRARY_TEMP else ""
+                info.append(f"{'W' if acc.write else 'R'} {where}[{acc.start}, {acc.end}){lib}")
+        py, cpp = records.position_of(row)
         lines.append(f"{head} {'  '.join(info)}    {py}" + (f" ({cpp})" if cpp else ""))
-        for a in range((len(rec) - PREFIX) // 4):
+        for a, acc in enumerate(d.accesses):
             raw = values.get((idx, a))
             if raw is not None:
-                lines.append(f"{'':8}{'W' if rec[PREFIX + 4 * a] & W else 'R'}{a}: "
-                             + _format_values(rec, a, raw, rec[5]))
+                lines.append(f"{'':8}{'W' if acc.write else 'R'}{a}: "
+                             + _format_values(row, a, raw))
     return "\n".join(lines)

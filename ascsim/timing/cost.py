@@ -1,5 +1,5 @@
 """The cost model: what every recorded instruction costs, read from the instruction registry
-(each entry's family and cost class) and the hardware profile's `[cost]` section.
+(each entry's cost kind and cost table) and the hardware profile's `[cost]` section.
 
 The scheduler needs five numbers per record, which `core_costs` computes for a whole core at a
 time (numpy over the record columns; a Python loop only over copies and sync records):
@@ -18,14 +18,15 @@ docs/timing.md gives every formula with the profile's numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import itemgetter
 
 import numpy as np
 
+from .. import records
 from ..core import PIPE_ALL, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V
 from ..dtypes import ALL_DTYPES, BY_CODE
-from ..profile import CostParams, HardwareProfile, ProfileError
-from ..registry import REGISTRY
+from ..errors import ProfileError
+from ..profile import CostParams, HardwareProfile
+from ..registry import REGISTRY, AccessPattern, CostKind
 
 __all__ = ["K_OP", "K_COPY", "K_SET", "K_WAIT", "K_BAR", "K_BAR_ALL", "K_SCALAR", "KIND_NAMES",
            "CostTables", "CoreCosts", "cost_tables", "core_costs", "copy_factor",
@@ -42,7 +43,10 @@ _DTYPE_SIZE = np.zeros(_N_DTYPE_CODES, np.int64)
 for _t in ALL_DTYPES:
     _DTYPE_SIZE[_t.code] = _t.size
 
-_col = [itemgetter(i) for i in range(8)]
+# the scheduler's kind of each registry cost kind (PipeBarrier<PIPE_ALL> becomes K_BAR_ALL)
+_SCHEDULER_KIND = {CostKind.VECTOR: K_OP, CostKind.COPY: K_COPY, CostKind.SET_FLAG: K_SET,
+                   CostKind.WAIT_FLAG: K_WAIT, CostKind.BARRIER: K_BAR,
+                   CostKind.SCALAR: K_SCALAR}
 
 
 def require_cost(profile: HardwareProfile) -> CostParams:
@@ -55,34 +59,17 @@ def require_cost(profile: HardwareProfile) -> CostParams:
 
 @dataclass(frozen=True)
 class CostTables:
-    """Per-instruction lookup tables, built once per (cost parameters, registry size)."""
+    """Per-instruction lookup tables over the registry, for one set of cost parameters."""
 
     kind: np.ndarray          # [instr] -> K_*
     startup: np.ndarray       # [instr, dtype code] -> cycles
     per_repeat: np.ndarray    # [instr, dtype code] -> cycles per 256-byte repeat
-    own_entry: np.ndarray     # [instr] -> the cost class has a [cost.vector.<class>] table
-    gm_scalar: np.ndarray     # [instr] -> a scalar access whose cost depends on GM vs UB
-
-
-_TABLES: dict[tuple[int, int], tuple[CostParams, CostTables]] = {}
-
-
-def _kind_of(family: str, name: str, pipe: int | None) -> int:
-    if family == "sync":
-        return {"SetFlag": K_SET, "WaitFlag": K_WAIT}.get(name, K_BAR)
-    if family == "copy":
-        return K_COPY
-    if family in ("scalar", "queue") or pipe == PIPE_S:
-        return K_SCALAR
-    return K_OP
+    own_entry: np.ndarray     # [instr] -> the cost table is a [cost.vector.<table>] of its own
+    gm_scalar: np.ndarray     # [instr] -> a scalar element access whose cost depends on GM/UB
 
 
 def cost_tables(cost: CostParams) -> CostTables:
-    """The lookup tables for `cost` and the instructions registered so far."""
-    key = (id(cost), len(REGISTRY))
-    hit = _TABLES.get(key)
-    if hit is not None and hit[0] is cost:
-        return hit[1]
+    """The lookup tables for `cost` and every registered instruction (built per timeline)."""
     n = len(REGISTRY)
     kind = np.zeros(n, np.int8)
     startup = np.zeros((n, _N_DTYPE_CODES))
@@ -90,18 +77,17 @@ def cost_tables(cost: CostParams) -> CostTables:
     own = np.zeros(n, np.bool_)
     gm_scalar = np.zeros(n, np.bool_)
     for ins in REGISTRY:
-        kind[ins.id] = _kind_of(ins.family, ins.name, ins.pipe)
-        own[ins.id] = ins.cost_class in cost.vector
-        gm_scalar[ins.id] = ins.family == "scalar"
-        vc = cost.vector_cost(ins.cost_class)
+        kind[ins.id] = _SCHEDULER_KIND[ins.cost.kind]
+        table = ins.cost.table or ins.name
+        own[ins.id] = table in cost.vector
+        gm_scalar[ins.id] = ins.cost.kind is CostKind.SCALAR and any(
+            op.pattern is AccessPattern.ELEMENT for op in ins.memory_operands)
+        vc = cost.vector_cost(table)
         for code in range(_N_DTYPE_CODES):
             dt = BY_CODE.get(code)
             startup[ins.id, code], per_repeat[ins.id, code] = vc.for_dtype(
                 dt.name if dt is not None else None)
-    tables = CostTables(kind, startup, per_repeat, own, gm_scalar)
-    _TABLES.clear()  # one live entry: profiles are few and the tables are cheap
-    _TABLES[key] = (cost, tables)
-    return tables
+    return CostTables(kind, startup, per_repeat, own, gm_scalar)
 
 
 def copy_factor(cost: CostParams, burst_bytes: float, gm_offset: int) -> tuple[float, int]:
@@ -135,15 +121,15 @@ class CoreCosts:
     gm_scalar_count: int  # GetValue/SetValue records on GM
 
 
-def core_costs(records: list[tuple], cost: CostParams) -> CoreCosts:
+def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = None
+               ) -> CoreCosts:
     """Cost every record of one core (see the module docstring)."""
-    tables = cost_tables(cost)
-    m = len(records)
-    iid = np.fromiter(map(_col[0], records), np.int64, m)
-    pipe = np.fromiter(map(_col[1], records), np.int8, m)
-    dt = np.fromiter(map(_col[4], records), np.int64, m)
-    count = np.fromiter(map(_col[5], records), np.int64, m)
-    repeats = np.fromiter(map(_col[6], records), np.int64, m)
+    tables = tables or cost_tables(cost)
+    cols = records.Columns(rows)
+    m = cols.size
+    iid = cols.op
+    pipe = cols.pipe.astype(np.int8)
+    dt, count, repeats = cols.dtype, cols.count, cols.repeats
     kind = tables.kind[iid]  # a fresh array: safe to edit below
     fixed = np.zeros(m)
     work = np.zeros(m)
@@ -157,7 +143,7 @@ def core_costs(records: list[tuple], cost: CostParams) -> CoreCosts:
         kind[vcopy] = K_OP
         repeats = np.where(vcopy, (count * _DTYPE_SIZE[dt] + 255) >> 8, repeats)
     on_s = (pipe == PIPE_S) & (kind == K_OP)
-    kind[on_s] = K_SCALAR  # an unknown family on the scalar pipe: the scalar unit runs it
+    kind[on_s] = K_SCALAR  # vector work issued to the scalar pipe: the scalar unit runs it
 
     op = kind == K_OP
     fixed[op] = tables.startup[iid[op], dt[op]]
@@ -171,29 +157,25 @@ def core_costs(records: list[tuple], cost: CostParams) -> CoreCosts:
     is_set, is_wait = kind == K_SET, kind == K_WAIT
     fixed[is_set] = cost.set_flag_cycles
     fixed[is_wait] = cost.wait_flag_cycles
-    sync_idx = np.flatnonzero(is_set | is_wait)
-    if sync_idx.size:
-        flag[sync_idx] = [records[i][7] for i in sync_idx.tolist()]
+    sync = np.flatnonzero(is_set | is_wait)
+    flag[sync] = [rows[i][records.MODE] for i in sync.tolist()]
 
     scalar = kind == K_SCALAR
     fixed[scalar] = cost.scalar_op_cycles
     gm_scalar = 0
     for i in np.flatnonzero(scalar & tables.gm_scalar[iid]).tolist():
-        if records[i][9] != 0:  # memory 0 is UB; GM goes through the DCache
+        if records.gm_start(rows[i]) >= 0:  # GM goes through the DCache
             fixed[i] = cost.scalar_gm_access_cycles
             gm_scalar += 1
 
     for i in np.flatnonzero(kind == K_COPY).tolist():
-        r = records[i]
-        size = int(count[i]) * int(_DTYPE_SIZE[r[4]])
-        p = r[1]
+        size = int(count[i]) * int(_DTYPE_SIZE[dt[i]])
+        p = int(pipe[i])
         if p != PIPE_MTE2 and p != PIPE_MTE3:
             raise RuntimeError(f"record {i}: a GM copy on pipe {p}, not MTE2 or MTE3")
-        gm_offset = r[10] if r[9] else r[14]  # the access whose memory is GM
-        extra = r[7]
-        params = extra[0] if type(extra) is tuple else extra
-        blocks = params.blockCount if params is not None else 1
-        factor, bits = copy_factor(cost, size / blocks if blocks else 0.0, gm_offset)
+        blocks = int(repeats[i])
+        factor, bits = copy_factor(cost, size / blocks if blocks else 0.0,
+                                   records.gm_start(rows[i]))
         nbytes[i] = size
         work[i] = size * factor
         penalty[i] = bits

@@ -33,11 +33,13 @@ from numba import njit
 from ..core import PIPE_MTE2, PIPE_MTE3, PIPE_S
 from .cost import K_BAR, K_BAR_ALL, K_COPY, K_SCALAR, K_SET, K_WAIT
 
-__all__ = ["simulate", "pair_flags", "LANE_FLOWCTRL", "N_LANES"]
+__all__ = ["simulate", "pair_flags", "LANE_FLOWCTRL", "N_LANES", "LANE_NAMES"]
 
 
 LANE_FLOWCTRL = 4  # lanes 0..3 are the pipes S, V, MTE2, MTE3
 N_LANES = 5
+# Lane names as msprof's simulator trace calls them.
+LANE_NAMES = ("SCALAR", "VECTOR", "MTE2", "MTE3", "FLOWCTRL")
 _INF = np.inf
 
 

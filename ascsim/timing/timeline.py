@@ -17,17 +17,25 @@ import numpy as np
 
 from ..core import PIPE_NAMES
 from ..profile import CostParams, HardwareProfile, load_profile
-from ..registry import REGISTRY, decode
-from .cost import K_BAR_ALL, K_COPY, K_SCALAR, PEN_SMALL, PEN_UNALIGNED, core_costs, require_cost
-from .schedule import LANE_FLOWCTRL, N_LANES, lane_busy, pair_flags, simulate
+from ..records import decode
+from ..registry import REGISTRY
+from .cost import (
+    K_BAR_ALL,
+    K_COPY,
+    K_SCALAR,
+    PEN_SMALL,
+    PEN_UNALIGNED,
+    core_costs,
+    cost_tables,
+    require_cost,
+)
+from .schedule import LANE_FLOWCTRL, LANE_NAMES, N_LANES, lane_busy, pair_flags, simulate
 
 if TYPE_CHECKING:
     from ..runtime import Run
 
 __all__ = ["Timeline", "profile_run", "LANE_NAMES", "N_LANES"]
 
-# Lane names as msprof's simulator trace calls them (lanes 0..3 are the pipes S, V, MTE2, MTE3).
-LANE_NAMES = ("SCALAR", "VECTOR", "MTE2", "MTE3", "FLOWCTRL")
 _N_FLAGS = 64 * 8  # (event, id) flag indices: event * 8 + id
 
 
@@ -118,7 +126,7 @@ class Timeline:
         return slice(int(self.off[core]), int(self.off[core + 1]))
 
     def record(self, index: int) -> tuple[int, tuple]:
-        """(core, raw record tuple) of global record `index`."""
+        """(core, record row) of global record `index`."""
         core = int(np.searchsorted(self.off, index, side="right")) - 1
         return core, self.run.cores[core].records[index - int(self.off[core])]
 
@@ -189,7 +197,8 @@ def profile_run(run: Run, profile: str | HardwareProfile | None = None) -> Timel
     """Schedule `run`'s records under `profile` (default: the profile the run used)."""
     prof = run.profile if profile is None else load_profile(profile)
     cost = require_cost(prof)
-    per_core = [core_costs(c.records, cost) for c in run.cores]
+    tables = cost_tables(cost)
+    per_core = [core_costs(c.records, cost, tables) for c in run.cores]
     sizes = [len(c.records) for c in run.cores]
     off = np.zeros(len(sizes) + 1, np.int64)
     np.cumsum(sizes, out=off[1:])

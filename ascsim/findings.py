@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import SimulationError
+from .errors import SimulationError
 
 __all__ = ["Finding", "FindingAccess", "ERROR", "WARNING", "KINDS"]
 

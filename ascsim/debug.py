@@ -2,8 +2,9 @@
 `ascendc_assert` in Python, where `assert` is a statement; the mirror check pairs the two).
 
 Output goes to the core's log, each line tagged `[core N, serialNo K]` where K is the record
-index the next instruction will get (where the call sits in the instruction stream); the launch
-prints the logs in core order when it ends and `Run.log()` returns them. Kernels are plain
+index the next instruction will get (where the call sits in the instruction stream);
+`Run.log()` returns the logs in core order, and when the launch ends they go, line by line, to
+the `ascsim.kernel` logger at INFO level (the command line prints them). Kernels are plain
 Python, so `breakpoint()` works inside them too.
 """
 
@@ -16,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import PIPE_V, current_core
-from ..errors import KernelAssertError
-from ..memory import GlobalTensor, LocalTensor
-from ..source import describe_position
-from ..sync import run_on_pipe
-from .online import abort
+from .core import PIPE_V, current_core
+from .errors import KernelAssertError
+from .faults import abort
+from .memory import GlobalTensor, LocalTensor
+from .source import describe_position
+from .sync import run_on_pipe
 
 __all__ = ["printf", "DumpTensor", "ascendc_assert", "c_format"]
 

@@ -1,4 +1,4 @@
-"""Online checks: what an instruction does when one of its checks fails.
+"""Fault routing: what an instruction does when one of its checks fails.
 
 Every check site in the simulator builds its `SimulationError` as before and hands it to
 `fault` (the kernel may go on: the caller then continues safely, e.g. with a clipped range or by
@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core import PIPE_NAMES, _tls, kernel_frame
-from ..errors import KernelAssertError, SimulationError, SyncError
-from ..registry import REGISTRY
-from ..source import describe_position
-from .finding import ERROR, Finding
+from . import records as rec
+from .core import PIPE_NAMES, _tls, kernel_frame
+from .errors import KernelAssertError, SimulationError, SyncError
+from .findings import ERROR, Finding
+from .registry import REGISTRY
+from .source import describe_position
 
 __all__ = ["Session", "CoreChecker", "CoreAborted", "fault", "abort", "note", "checker_of",
            "kind_of_error"]
@@ -81,15 +82,15 @@ class CoreChecker:
     def finding_from(self, err: SimulationError, frame: Any = None, serial: int | None = None,
                      severity: str = ERROR, **where: Any) -> Finding:
         records = self.core.records
-        if serial is not None and 0 <= serial < len(records) and records[serial][2] is not None:
-            code, lasti = records[serial][2], records[serial][3]
-            where.setdefault("instruction", REGISTRY[records[serial][0]].name)
-            where.setdefault("pipe", PIPE_NAMES[records[serial][1]])
-        elif frame is not None:
-            code, lasti = frame.f_code, frame.f_lasti
+        if serial is not None and 0 <= serial < len(records) and \
+                records[serial][rec.CODE] is not None:
+            row = records[serial]
+            py, cpp = rec.position_of(row)
+            where.setdefault("instruction", REGISTRY[row[rec.OP]].name)
+            where.setdefault("pipe", PIPE_NAMES[row[rec.PIPE]])
         else:
-            code, lasti = kernel_frame(3)
-        py, cpp = describe_position(code, lasti)
+            code, lasti = (frame.f_code, frame.f_lasti) if frame is not None else kernel_frame(3)
+            py, cpp = describe_position(code, lasti)
         ctx = dict(err.context)
         for key in ("core", "kernels_py", "kernels_cpp"):
             ctx.pop(key, None)

@@ -1,0 +1,387 @@
+"""The record schema: one row per executed AscendC call. This module owns the layout; every
+producer builds rows with its constructors and every consumer reads them through its names.
+
+A row is a flat tuple of Python ints but for one field, the source position's code object:
+`program_row(row)` (that field zeroed) is the argument the instruction's numba work takes
+(`work(a, b, c, ub, gm, row)`, see registry.Work), so a core's rows are a program a batched
+executor can run, and their columns (`Columns`) its encoded form. Fields:
+
+    OP       registry id of the instruction
+    PIPE     the pipe that executes it (PIPE_ALL for PipeBarrier<PIPE_ALL>)
+    CODE     the code object of the kernel line that made the call (None inside ascsim)
+    LASTI    the bytecode offset of the call in that code object
+    DTYPE    dtype code of the element type (0: none)
+    COUNT    elements of the call (copies: elements moved; GetValue/SetValue: 1; else 0)
+    REPEATS  256-byte vector repeats, or copy blocks (else 0)
+    MODE     RoundMode (Cast), CMPMODE (Compare), SELMODE (Select), the flag index
+             event * 8 + id (SetFlag, WaitFlag), the pipe (PipeBarrier), the buffer id in the
+             core's buffer table (queue calls); else 0
+    SCALAR   the scalar operand as the bits of its value in T, two's complement (else 0)
+    NPARAM   how many parameters follow
+    params   the call form's parameters: see the PARAM_* layouts below
+    accesses (flags, memory, start, end) per memory operand, in the instruction's operand
+             order: flags W (written) and STRIDED (only parts of [start, end) are touched, as
+             the params tell); memory 0 is the core's UB, k >= 1 the launch's GM buffer k;
+             start/end are byte offsets
+
+Parameter layouts (by instruction family and form):
+
+    vector repeat form  (mask_lo, mask_hi, blk_0, ..., blk_k, rep_0, ..., rep_k): the 128-bit
+                        element mask as two int64 and each operand's block and repeat stride
+                        in 32-byte DataBlocks, operands in access order
+    Cast                (source dtype code,)
+    DataCopy and        (block_len, src_pitch, dst_pitch): bytes per block and the byte
+    DataCopyPad UB->GM  distance between block starts on each side
+    DataCopyPad GM->UB  (block_len, src_pitch, dst_pitch, left, right, padded, is_pad,
+                        pad_bits): paddings in bytes, the padded block length on the UB side,
+                        whether padding values were asked for and their bits in T
+    SetFlag, WaitFlag   (implicit,): 1 when a TQue call made the flag
+
+Records never hold element data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
+from operator import itemgetter
+from types import CodeType
+from typing import Any
+
+import numpy as np
+
+from .core import MEM_UB, PIPE_NAMES
+from .dtypes import BY_CODE, DType
+from .registry import REGISTRY, AccessPattern, Instruction
+
+__all__ = [
+    "OP", "PIPE", "CODE", "LASTI", "DTYPE", "COUNT", "REPEATS", "MODE", "SCALAR", "NPARAM",
+    "HEADER", "R", "W", "STRIDED",
+    "row", "vector_row1", "vector_row2", "vector_row2p", "vector_row3", "select_row",
+    "copy_row", "pad_row", "sync_row", "access_row",
+    "params_of", "accesses_of", "is_implicit", "gm_start", "copy_geometry", "repeat_geometry",
+    "position_of", "program_row", "signed64",
+    "Access", "Record", "decode", "Columns",
+]
+
+OP, PIPE, CODE, LASTI, DTYPE, COUNT, REPEATS, MODE, SCALAR, NPARAM = range(10)
+HEADER = 10                    # fields before the params
+R, W, STRIDED = 0, 1, 2        # access flags
+_ACCESS = 4                    # ints per access
+
+# ---- positions ---------------------------------------------------------------------------------
+
+def position_of(rec: tuple) -> tuple[str, str | None]:
+    """("kernels_py/...:line", "kernels_cpp/...:line" | None) of a row's kernel call."""
+    from .source import describe_position
+    code = rec[CODE]
+    if code is None:
+        return "<ascsim>", None
+    return describe_position(code, rec[LASTI])
+
+
+def program_row(rec: tuple) -> tuple[int, ...]:
+    """The row as the all-int tuple a work function takes (the code object zeroed)."""
+    return rec[:CODE] + (0,) + rec[CODE + 1:]
+
+
+def signed64(value: int) -> int:
+    """An unsigned 64-bit field (a mask half, uint64 bits) as the int64 a row holds."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >> 63 else value
+
+
+# ---- constructors ------------------------------------------------------------------------------
+# Each takes the kernel line's code object (`frame.f_code`) and `f_lasti`. The fixed-shape ones
+# build the same rows as `row` does, without its tuple concatenations: they are the simulator's
+# hottest code.
+
+def row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int, repeats: int,
+        mode: int, scalar: int, params: tuple[int, ...], accesses: tuple[int, ...]) -> tuple:
+    """A row; `accesses` is the flat (flags, memory, start, end) sequence."""
+    return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, len(params)) + \
+        params + accesses
+
+
+def vector_row1(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
+                repeats: int, mode: int, scalar: int, dst: int, dst_end: int) -> tuple:
+    """The count form of a vector instruction with one UB operand (written)."""
+    return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
+            W, MEM_UB, dst, dst_end)
+
+
+def vector_row2(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
+                repeats: int, mode: int, scalar: int, dst: int, dst_end: int, src: int,
+                src_end: int) -> tuple:
+    """The count form of a vector instruction with two UB operands, the first written."""
+    return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
+            W, MEM_UB, dst, dst_end, R, MEM_UB, src, src_end)
+
+
+def vector_row2p(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
+                 repeats: int, mode: int, scalar: int, param: int, dst: int, dst_end: int,
+                 src: int, src_end: int) -> tuple:
+    """As vector_row2, with one param (Cast: the source dtype)."""
+    return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 1, param,
+            W, MEM_UB, dst, dst_end, R, MEM_UB, src, src_end)
+
+
+def vector_row3(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
+                repeats: int, mode: int, scalar: int, dst: int, dst_end: int, src0: int,
+                src0_end: int, src1: int, src1_end: int) -> tuple:
+    """The count form of a vector instruction with three UB operands, the first written."""
+    return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
+            W, MEM_UB, dst, dst_end, R, MEM_UB, src0, src0_end, R, MEM_UB, src1, src1_end)
+
+
+def select_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
+               repeats: int, mode: int, scalar: int, dst: int, dst_end: int, tmp: int,
+               tmp_end: int, mask: int, mask_end: int, src0: int, src0_end: int,
+               src1: int | None = None, src1_end: int = 0) -> tuple:
+    """Select: dst and the library temp area written, the mask and the source(s) read (no
+    src1 access with a scalar src1)."""
+    head = (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0, W, MEM_UB, dst,
+            dst_end, W, MEM_UB, tmp, tmp_end, R, MEM_UB, mask, mask_end, R, MEM_UB, src0,
+            src0_end)
+    return head if src1 is None else head + (R, MEM_UB, src1, src1_end)
+
+
+def copy_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
+             blocks: int, block_len: int, src_pitch: int, dst_pitch: int, dst_flags: int,
+             dst_mem: int, dst: int, dst_end: int, src_flags: int, src_mem: int, src: int,
+             src_end: int) -> tuple:
+    """A DataCopy, or a DataCopyPad UB->GM: three params, then the dst and src accesses."""
+    return (op, pipe, code, lasti, dtype, count, blocks, 0, 0, 3, block_len, src_pitch,
+            dst_pitch, dst_flags, dst_mem, dst, dst_end, src_flags, src_mem, src, src_end)
+
+
+def pad_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int, blocks: int,
+            block_len: int, src_pitch: int, dst_pitch: int, left: int, right: int, padded: int,
+            is_pad: int, pad_bits: int, dst_flags: int, dst_mem: int, dst: int, dst_end: int,
+            src_flags: int, src_mem: int, src: int, src_end: int) -> tuple:
+    """A DataCopyPad GM->UB: eight params, then the dst and src accesses."""
+    return (op, pipe, code, lasti, dtype, count, blocks, 0, 0, 8, block_len, src_pitch,
+            dst_pitch, left, right, padded, is_pad, pad_bits, dst_flags, dst_mem, dst, dst_end,
+            src_flags, src_mem, src, src_end)
+
+
+def sync_row(op: int, pipe: int, code: CodeType, lasti: int, flag: int, implicit: int) -> tuple:
+    """SetFlag / WaitFlag (MODE is the flag index) and PipeBarrier (MODE is the pipe)."""
+    return (op, pipe, code, lasti, 0, 0, 0, flag, 0, 1, implicit)
+
+
+def access_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
+               mode: int, scalar: int, flags: int, mem: int, start: int, end: int) -> tuple:
+    """A call with one memory operand and no params: queue calls, GetValue/SetValue."""
+    return (op, pipe, code, lasti, dtype, count, 0, mode, scalar, 0, flags, mem, start, end)
+
+
+# ---- reading one row ---------------------------------------------------------------------------
+
+def params_of(rec: tuple) -> tuple[int, ...]:
+    return rec[HEADER:HEADER + rec[NPARAM]]
+
+
+def accesses_of(rec: tuple) -> list[tuple[int, int, int, int]]:
+    """[(flags, memory, start, end)] in operand order."""
+    base = HEADER + rec[NPARAM]
+    return [rec[i:i + _ACCESS] for i in range(base, len(rec), _ACCESS)]
+
+
+def is_implicit(rec: tuple) -> bool:
+    """A SetFlag/WaitFlag made by a TQue call (not written in the kernel)."""
+    return bool(rec[NPARAM] and rec[HEADER])
+
+
+def gm_start(rec: tuple) -> int:
+    """The start of the row's first access to GM (a copy's GM side), or -1 when it has none."""
+    for i in range(HEADER + rec[NPARAM], len(rec), _ACCESS):
+        if rec[i + 1] != MEM_UB:
+            return rec[i + 2]
+    return -1
+
+
+def copy_geometry(rec: tuple) -> tuple[int, int, int, int, int, int, int, int]:
+    """(blocks, block_len, src_pitch, dst_pitch, left, right, padded, is_pad) of a copy row;
+    a copy without padding has left = right = 0 and padded = block_len."""
+    p = params_of(rec)
+    if len(p) >= 7:
+        return rec[REPEATS], p[0], p[1], p[2], p[3], p[4], p[5], p[6]
+    return rec[REPEATS], p[0], p[1], p[2], 0, 0, p[0], 0
+
+
+def repeat_geometry(rec: tuple) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
+    """(mask_lo, mask_hi, block strides, repeat strides) of a vector repeat-form row."""
+    p = params_of(rec)
+    k = (len(p) - 2) // 2
+    return p[0], p[1], p[2:2 + k], p[2 + k:2 + 2 * k]
+
+
+# ---- decoded view ------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    write: bool
+    mem: int        # 0 = UB, k >= 1 = GM buffer k
+    start: int      # byte range [start, end)
+    end: int
+    strided: bool   # only parts of the range are touched
+    role: str       # the operand's role in the instruction ("dst", "src0", "tmp", ...)
+    pattern: AccessPattern
+
+    @property
+    def nbytes(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A row with names: what analysis code, tests and people read."""
+
+    index: int
+    instruction: Instruction
+    pipe: int
+    code: CodeType | None
+    lasti: int
+    dtype: DType | None
+    count: int
+    repeats: int
+    mode: int
+    scalar: int
+    params: tuple[int, ...]
+    accesses: tuple[Access, ...]
+
+    @property
+    def name(self) -> str:
+        return self.instruction.name
+
+    @property
+    def pipe_name(self) -> str:
+        return PIPE_NAMES[self.pipe]
+
+    @property
+    def reads(self) -> tuple[Access, ...]:
+        return tuple(a for a in self.accesses if not a.write)
+
+    @property
+    def writes(self) -> tuple[Access, ...]:
+        return tuple(a for a in self.accesses if a.write)
+
+    @property
+    def bytes(self) -> int:
+        """Bytes moved by a copy (its write size), or bytes written by a vector op."""
+        return sum(a.nbytes for a in self.accesses if a.write)
+
+    @property
+    def implicit(self) -> bool:
+        return self.instruction.family == "sync" and bool(self.params and self.params[0])
+
+    def position(self) -> tuple[str, str | None]:
+        """("kernels_py/...:line", "kernels_cpp/...:line" | None)."""
+        if self.code is None:
+            return "<ascsim>", None
+        from .source import describe_position
+        return describe_position(self.code, self.lasti)
+
+
+def decode(rec: tuple, index: int = -1) -> Record:
+    ins = REGISTRY[rec[OP]]
+    operands = ins.memory_operands
+    accesses = tuple(
+        Access(bool(f & W), mem, start, end, bool(f & STRIDED), operands[k].role,
+               operands[k].pattern)
+        for k, (f, mem, start, end) in enumerate(accesses_of(rec)))
+    return Record(index, ins, rec[PIPE], rec[CODE], rec[LASTI],
+                  BY_CODE.get(rec[DTYPE]), rec[COUNT], rec[REPEATS], rec[MODE], rec[SCALAR],
+                  params_of(rec), accesses)
+
+
+# ---- columns -----------------------------------------------------------------------------------
+
+def _column(rows: list[tuple], field: int) -> np.ndarray:
+    return np.fromiter(map(itemgetter(field), rows), np.int64, len(rows))
+
+
+class Columns:
+    """One core's rows as numpy columns (each built on first use): the header fields by
+    their lower-case names, the params flattened (`param_off[i]:param_off[i + 1]` are row i's)
+    and the accesses flattened (`acc_off[i]:acc_off[i + 1]`; `acc_flags`, `acc_mem`,
+    `acc_start`, `acc_end`, and `acc_index`: the access's position among its row's)."""
+
+    def __init__(self, rows: list[tuple]) -> None:
+        self.rows = rows
+        self.size = len(rows)
+
+    op = cached_property(lambda self: _column(self.rows, OP))
+    pipe = cached_property(lambda self: _column(self.rows, PIPE))
+    dtype = cached_property(lambda self: _column(self.rows, DTYPE))
+    count = cached_property(lambda self: _column(self.rows, COUNT))
+    repeats = cached_property(lambda self: _column(self.rows, REPEATS))
+    mode = cached_property(lambda self: _column(self.rows, MODE))
+    scalar = cached_property(lambda self: _column(self.rows, SCALAR))
+    nparam = cached_property(lambda self: _column(self.rows, NPARAM))
+
+    @cached_property
+    def _tails(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(flat params-and-accesses, their per-row offsets, per-row tail lengths)."""
+        tails = [r[HEADER:] for r in self.rows]
+        lens = np.fromiter(map(len, tails), np.int64, self.size)
+        off = np.zeros(self.size + 1, np.int64)
+        np.cumsum(lens, out=off[1:])
+        flat = np.fromiter(chain.from_iterable(tails), np.int64, int(off[-1]))
+        return flat, off, lens
+
+    @cached_property
+    def _is_param(self) -> np.ndarray:
+        flat, off, lens = self._tails
+        pos = np.arange(flat.size, dtype=np.int64) - np.repeat(off[:-1], lens)
+        return pos < np.repeat(self.nparam, lens)
+
+    @cached_property
+    def params(self) -> np.ndarray:
+        return self._tails[0][self._is_param]
+
+    @cached_property
+    def param_off(self) -> np.ndarray:
+        off = np.zeros(self.size + 1, np.int64)
+        np.cumsum(self.nparam, out=off[1:])
+        return off
+
+    @cached_property
+    def _accesses(self) -> np.ndarray:
+        return self._tails[0][~self._is_param].reshape(-1, _ACCESS)
+
+    @cached_property
+    def acc_off(self) -> np.ndarray:
+        _, _, lens = self._tails
+        off = np.zeros(self.size + 1, np.int64)
+        np.cumsum((lens - self.nparam) // _ACCESS, out=off[1:])
+        return off
+
+    acc_flags = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 0]))
+    acc_mem = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 1]))
+    acc_start = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 2]))
+    acc_end = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 3]))
+
+    @cached_property
+    def acc_row(self) -> np.ndarray:
+        """The row of each access."""
+        return np.repeat(np.arange(self.size, dtype=np.int64), np.diff(self.acc_off))
+
+    @cached_property
+    def acc_index(self) -> np.ndarray:
+        """Each access's position among its row's accesses (its memory operand index)."""
+        return np.arange(self.acc_row.size, dtype=np.int64) - self.acc_off[self.acc_row]
+
+    def param(self, k: int, default: int = 0) -> np.ndarray:
+        """Param k of every row (`default` where a row has fewer)."""
+        out = np.full(self.size, default, np.int64)
+        has = self.nparam > k
+        out[has] = self.params[self.param_off[:-1][has] + k]
+        return out
+
+    def instruction_table(self, facet: Any, dtype: Any = np.int64) -> np.ndarray:
+        """`facet(instruction)` for every row, through a table over the registry."""
+        table = np.array([facet(ins) for ins in REGISTRY], dtype=dtype)
+        return table[self.op] if self.size else np.zeros(0, dtype)
