@@ -20,7 +20,8 @@ from .errors import SimulationError
 if TYPE_CHECKING:
     from .profile import HardwareProfile
 
-__all__ = ["CoreState", "current_core", "bind_core", "PIPE_NAMES", "kernel_frame", "new_ubs"]
+__all__ = ["CoreState", "current_core", "bind_core", "PIPE_NAMES", "kernel_frame", "new_ubs",
+           "dummy_byte", "first_element_dummy"]
 
 # Pipe numbers used in records. The AscendC `pipe_t` values are compiler-defined and not
 # published, so these are ascsim's own; `PIPE_ALL` only appears as a PipeBarrier argument.
@@ -52,7 +53,7 @@ class CoreState:
         self.ub = new_ubs(profile, 1)[0] if ub is None else ub
         self.dummy = dummy_byte(profile)            # what unspecified bytes read as (0..255)
         # 1 when DataCopyPad's dummy bytes repeat the block's first element instead
-        self.first_element_dummy = int(profile.dummy_fill == "first_element")
+        self.first_element_dummy = first_element_dummy(profile)
         self.tmp_ub = profile.tmp_ub_offset         # the library temp area's first byte
         # One typed view of the whole UB per dtype code; instructions index them by element.
         # ... and as unsigned integers of the dtype's size, for work that only moves bits
@@ -98,6 +99,11 @@ def new_ubs(profile: HardwareProfile, count: int) -> list[np.ndarray]:
 def dummy_byte(profile: HardwareProfile) -> int:
     """The byte that unspecified memory reads as: 0xFF is a NaN for fp32, fp16 and bf16."""
     return 0 if profile.dummy_fill == "zero" else 0xFF
+
+
+def first_element_dummy(profile: HardwareProfile) -> int:
+    """1 when DataCopyPad's dummy bytes repeat the block's first element (else 0)."""
+    return int(profile.dummy_fill == "first_element")
 
 
 def current_core() -> CoreState:

@@ -12,6 +12,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from . import records as rec
 from .core import MEM_UB, PIPE_S, CoreState, current_core, dummy_byte, kernel_frame
@@ -26,6 +27,7 @@ from .registry import (
     Dataflow,
     Operand,
     Signature,
+    Work,
     register,
 )
 
@@ -294,6 +296,23 @@ def _decode(dtype: DType, raw: np.ndarray) -> np.generic:
 # ---- GetValue / SetValue: scalar-pipe instructions -------------------------------------------
 
 _ANY_ELEMENT = tuple(Signature((t,)) for t in ALL_DTYPES)
+_ELEMENT_MEM, _ELEMENT_START, _ELEMENT_END = rec.HEADER + 1, rec.HEADER + 2, rec.HEADER + 3
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def set_value_work(_a, _b, _c, ub, gm, row):
+    """SetValue from its row: the value's bits (SCALAR, little-endian) into the element's bytes
+    in the UB or the GM buffer (the eager call writes `dtype.encode(value)`: the same bytes)."""
+    start = row[_ELEMENT_START]
+    mem = ub if row[_ELEMENT_MEM] == MEM_UB else gm
+    bits = row[rec.SCALAR]
+    for i in range(row[_ELEMENT_END] - start):
+        mem[start + i] = (bits >> (8 * i)) & 0xFF
+
+
+def _bind_set_value(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    return "element", (0, 0, 0)
+
 
 GET_VALUE = register(
     "GetValue", family="scalar", pipe=PIPE_S,
@@ -307,8 +326,9 @@ SET_VALUE = register(
     "SetValue", family="scalar", pipe=PIPE_S,
     operands=(Operand("element", AccessPattern.ELEMENT, write=True),
               Operand("value", AccessPattern.NONE)),
-    dataflow=Dataflow.SCALAR_WRITE, cost=Cost(CostKind.SCALAR), signatures=_ANY_ELEMENT,
-    work=None,
+    dataflow=Dataflow.SCALAR_WRITE, cost=Cost(CostKind.SCALAR),
+    signatures=tuple(Signature((t, t)) for t in ALL_DTYPES),
+    work=Work({"element": set_value_work}, bind=_bind_set_value),
     cpp=(CppDecl("__aicore__ void SetValue(const uint32_t index, const ScalarT<T> value) const;",
                  "LocalTensor"),
          CppDecl("__aicore__ void SetValue(const uint64_t index, const ScalarT<T> value);",

@@ -15,9 +15,11 @@ from functools import partial
 from types import CodeType
 from typing import Any
 
+from numba import njit
+
 from . import records as rec
-from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core
-from .dtypes import DType
+from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core, dummy_byte
+from .dtypes import ALL_DTYPES, DType
 from .errors import QueueStateError
 from .faults import abort, fault
 from .memory import BufferInfo, LocalTensor
@@ -28,6 +30,8 @@ from .registry import (
     CppDecl,
     Dataflow,
     Operand,
+    Signature,
+    Work,
     register,
 )
 from .sync import EVENT_PIPES, NUM_EVENT_IDS, HardEvent, record_set, record_wait
@@ -59,13 +63,33 @@ _FILL_PIPE = {QuePosition.VECIN: PIPE_MTE2, QuePosition.VECOUT: PIPE_V,
 
 
 
+_BUF_START, _BUF_END = rec.HEADER + 2, rec.HEADER + 3  # the buffer access of a queue row
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def fill_buffer(dummy, _b, _c, ub, gm, row):
+    """AllocTensor from its row: the buffer's bytes become the dummy fill (its contents are
+    unspecified; the simulator makes stale data obvious)."""
+    for i in range(row[_BUF_START], row[_BUF_END]):
+        ub[i] = dummy
+
+
+def _bind_alloc(row: tuple, profile: Any) -> tuple[str, tuple[int, int, int]]:
+    return "fill", (dummy_byte(profile), 0, 0)
+
+
+_ANY_T = tuple(Signature((t,)) for t in ALL_DTYPES)  # the calls are templates on T
+
+
 def _queue_call(name: str, dataflow: Dataflow, cpp: str, doc: str):
     """A TQue call: run by the scalar unit, its one operand the buffer it hands over (MODE of
-    its record is that buffer's id); its implicit flags are SetFlag/WaitFlag records."""
+    its record is that buffer's id); its implicit flags are SetFlag/WaitFlag records. Only
+    AllocTensor changes memory (the fresh buffer reads as the dummy fill)."""
+    alloc = dataflow is Dataflow.QUEUE_ALLOC
     return register(name, family="queue", pipe=PIPE_S,
-                    operands=(Operand("buffer", AccessPattern.BUFFER,
-                                      write=dataflow is Dataflow.QUEUE_ALLOC),),
-                    dataflow=dataflow, cost=Cost(CostKind.SCALAR), signatures=(), work=None,
+                    operands=(Operand("buffer", AccessPattern.BUFFER, write=alloc),),
+                    dataflow=dataflow, cost=Cost(CostKind.SCALAR), signatures=_ANY_T,
+                    work=Work({"fill": fill_buffer}, bind=_bind_alloc) if alloc else None,
                     cpp=(CppDecl(cpp, "TQue"),), doc=doc)
 
 

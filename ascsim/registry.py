@@ -13,8 +13,10 @@ module keeps a table keyed by instruction names:
 - `cost`: the timing model's treatment (`CostKind`) and, for vector work, the cost table of the
   hardware profile (`[cost.vector.<table>]`);
 - `signatures`: the dtype combinations it accepts (with the modes, for Cast);
-- `work`: the numba functions that do its work, all of one argument shape (see `Work`), or None
-  for the control instructions the pipe model executes itself;
+- `work`: the numba functions that do its work, all of one argument shape (see `Work`), and
+  which of them runs a recorded row with which literals (`Work.bind`); None exactly for the
+  instructions that write no memory operand (flags, barriers, the queue calls but AllocTensor,
+  GetValue), which the pipe model and the analyses handle themselves;
 - `cpp`: its declarations in ascsim's AscendC header (`tools/ascendc_include/
   kernel_operator.h` is generated from them: `python -m ascsim.cppheader`).
 
@@ -28,10 +30,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core import PIPE_NAMES
 from .dtypes import DType
+
+if TYPE_CHECKING:
+    from .profile import HardwareProfile
 
 __all__ = ["Instruction", "Operand", "AccessPattern", "Dataflow", "CostKind", "Cost",
            "PipeRule", "Signature", "Work", "CppDecl", "register", "REGISTRY", "by_name",
@@ -137,10 +142,15 @@ class Work:
     codes, modes, profile options; 0 when unused), `ub` the core's Unified Buffer as bytes, `gm`
     the bytes of the GM buffer the call touches (empty when none) and `row` the call's record
     (records.py): every operand address, count and parameter the work needs is in the row.
-    A batched executor can therefore run recorded rows through these functions directly."""
+    A batched executor can therefore run recorded rows through these functions directly.
+
+    `bind(row, profile)` returns `(form, (a, b, c))`: the form that executes a recorded row and
+    its literals, from the row and the hardware profile (dummy byte, saturation) alone; replay.py
+    runs rows through it."""
 
     kernels: Mapping[str, Any]
     literals: tuple[int, ...] = ()
+    bind: Callable[[tuple, HardwareProfile], tuple[str, tuple[int, int, int]]] | None = None
     _entries: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entry(self, form: str, literals: tuple[int, int, int], row_len: int) -> Callable:
@@ -219,9 +229,14 @@ def register(name: str, *, family: str, pipe: int | PipeRule, operands: tuple[Op
     so is an entry whose facets contradict each other."""
     if name in _BY_NAME:
         raise RuntimeError(f"instruction {name} is registered twice")
-    if (work is None) != (cost.kind in CONTROL_COSTS):
-        raise RuntimeError(f"instruction {name}: only control instructions (sync, queue, "
-                           "scalar) may have no numba work")
+    # an instruction that changes memory is part of the recorded program: it needs work
+    changes_memory = cost.kind not in CONTROL_COSTS or any(
+        o.write and o.is_memory for o in operands)
+    if (work is None) == changes_memory:
+        raise RuntimeError(f"instruction {name}: an instruction has numba work exactly when it "
+                           "changes memory (flags, barriers and reads have none)")
+    if work is not None and (work.bind is None or not work.kernels):
+        raise RuntimeError(f"instruction {name}: its Work needs kernels and a bind")
     if cost.kind is CostKind.VECTOR and not cost.table:
         raise RuntimeError(f"instruction {name}: a vector cost needs its profile table name")
     ins = Instruction(len(REGISTRY), name, family, pipe, tuple(operands), dataflow, cost,

@@ -29,7 +29,17 @@ from .core import (
 )
 from .errors import DeadlockError, ParameterError, SyncError
 from .faults import abort, fault, note
-from .registry import Cost, CostKind, CppDecl, Dataflow, PipeRule, register
+from .registry import (
+    AccessPattern,
+    Cost,
+    CostKind,
+    CppDecl,
+    Dataflow,
+    Operand,
+    PipeRule,
+    Signature,
+    register,
+)
 
 __all__ = ["HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t",
            "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
@@ -99,19 +109,26 @@ for _e in HardEvent:
     if _src in _PIPE_BY_NAME and _dst in _PIPE_BY_NAME:
         EVENT_PIPES[int(_e)] = (_PIPE_BY_NAME[_src], _PIPE_BY_NAME[_dst])
 
+# the HardEvent template argument and the event id: scalars, no memory (MODE is event * 8 + id)
+_FLAG_OPERANDS = (Operand("event", AccessPattern.NONE), Operand("eventID", AccessPattern.NONE))
+_NO_TENSOR = (Signature((None, None)),)
 SET = register(
-    "SetFlag", family="sync", pipe=PipeRule.EVENT_SOURCE, operands=(), signatures=(),
+    "SetFlag", family="sync", pipe=PipeRule.EVENT_SOURCE, operands=_FLAG_OPERANDS,
+    signatures=_NO_TENSOR,
     dataflow=Dataflow.SET_FLAG, cost=Cost(CostKind.SET_FLAG), work=None,
     cpp=(CppDecl("template <HardEvent event>\n__aicore__ void SetFlag(int32_t eventID);"),),
     doc="set an (event, id) flag on the event's source pipe")
 WAIT = register(
-    "WaitFlag", family="sync", pipe=PipeRule.EVENT_DESTINATION, operands=(), signatures=(),
+    "WaitFlag", family="sync", pipe=PipeRule.EVENT_DESTINATION, operands=_FLAG_OPERANDS,
+    signatures=_NO_TENSOR,
     dataflow=Dataflow.WAIT_FLAG, cost=Cost(CostKind.WAIT_FLAG), work=None,
     cpp=(CppDecl("template <HardEvent event>\n__aicore__ void WaitFlag(int32_t eventID);"),),
     doc="wait for and clear an (event, id) flag on the event's destination pipe")
 BARRIER = register(
-    "PipeBarrier", family="sync", pipe=PipeRule.TEMPLATE_ARGUMENT, operands=(),
-    signatures=(), dataflow=Dataflow.BARRIER, cost=Cost(CostKind.BARRIER), work=None,
+    "PipeBarrier", family="sync", pipe=PipeRule.TEMPLATE_ARGUMENT,
+    operands=(Operand("pipe", AccessPattern.NONE),),  # the template argument (MODE)
+    signatures=(Signature((None,)),), dataflow=Dataflow.BARRIER, cost=Cost(CostKind.BARRIER),
+    work=None,
     cpp=(CppDecl("template <pipe_t pipe>\n__aicore__ void PipeBarrier();"),),
     doc="wait until every earlier instruction of a pipe has finished")
 

@@ -234,6 +234,7 @@ LEGAL_CASES = [(s, d, m) for (s, d), modes in LEGAL.items() for m in modes]
 
 
 @pytest.mark.parametrize("case", LEGAL_CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2].name}")
+@pytest.mark.instruction("Cast")
 def test_every_legal_pair_and_mode(case: tuple[DType, DType, RM]) -> None:
     src_t, dst_t, mode = case
     x = inputs(src_t)
@@ -257,6 +258,7 @@ def test_every_legal_pair_and_mode(case: tuple[DType, DType, RM]) -> None:
     (f32, half, RM.CAST_NONE), (half, f32, RM.CAST_NONE), (bfloat16_t, f32, RM.CAST_NONE),
     (f32, bfloat16_t, RM.CAST_RINT), (f32, int32_t, RM.CAST_FLOOR),
     (int32_t, f32, RM.CAST_NONE)], ids=lambda v: getattr(v, "name", str(v)))
+@pytest.mark.instruction("Cast")
 def test_counts(src_t: DType, dst_t: DType, mode: RM, count: int) -> None:
     x = np.resize(inputs(src_t), 8192)
     got, _ = run_cast(src_t, dst_t, mode, x, count)
@@ -272,6 +274,7 @@ def test_views_offset_both_operands() -> None:
 
 
 @pytest.mark.parametrize(("dst_t", "fmt"), [(half, "f16"), (bfloat16_t, "bf16")], ids=str)
+@pytest.mark.instruction("Cast")
 def test_saturation_comes_from_the_profile(tmp_path: Path, dst_t: DType, fmt: str) -> None:
     x = np.array([1e6, -1e6, np.inf, -np.inf, np.nan, 3.4e38, 1.0], F32)
     saturating = custom_profile(tmp_path, "saturation", "true")
@@ -300,6 +303,7 @@ OVERLAP = [
 
 
 @pytest.mark.parametrize("case", OVERLAP, ids=lambda c: f"{c[0]}-{c[1]}-{c[3]}")
+@pytest.mark.instruction("Cast")
 def test_overlap_reads_the_source_before_writing(case: tuple) -> None:
     src_t, dst_t, mode, rel, count = case
     base = SRC + 4096

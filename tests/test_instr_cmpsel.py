@@ -59,6 +59,7 @@ def run_compare(dtype: DType, mode: CMPMODE, a: np.ndarray, other: object, count
 
 @pytest.mark.parametrize("mode", list(CMPMODE), ids=lambda m: m.name)
 @pytest.mark.parametrize("dtype", [f32, half], ids=str)
+@pytest.mark.instruction("Compare")
 def test_compare_every_mode(dtype: DType, mode: CMPMODE) -> None:
     dt = NP_OF[dtype]
     n = 8192
@@ -80,6 +81,7 @@ def test_compare_every_mode(dtype: DType, mode: CMPMODE) -> None:
 @pytest.mark.parametrize("scalar", [0.1, 0.0, -0.0, np.inf, np.nan, 1e-40, 70000.0])
 @pytest.mark.parametrize("mode", list(CMPMODE), ids=lambda m: m.name)
 @pytest.mark.parametrize("dtype", [f32, half], ids=str)
+@pytest.mark.instruction("CompareScalar")
 def test_compare_scalar_every_mode(dtype: DType, mode: CMPMODE, scalar: float) -> None:
     """The scalar is T first (half: 70000 -> inf, 1e-40 -> +0)."""
     dt = NP_OF[dtype]
@@ -110,6 +112,7 @@ def test_worked_example_lsb_first() -> None:
 @pytest.mark.parametrize(("dtype", "count", "computed"), [
     (f32, 100, 64), (f32, 63, 0), (f32, 0, 0), (f32, 191, 128), (half, 200, 128),
     (half, 127, 0), (half, 384, 384), (int32_t, 130, 128)], ids=str)
+@pytest.mark.instruction("Compare")
 def test_count_rule_whole_repeats_only(dtype: DType, count: int, computed: int) -> None:
     """Only floor(count * sizeof(T) / 256) repeats run: the rest of count is not computed and
     the mask bytes beyond the computed ones are left alone."""
@@ -134,6 +137,7 @@ def test_nan_is_false_except_ne() -> None:
         assert (ub[DST:DST + 8] == (0xFF if mode == CMPMODE.NE else 0)).all(), mode.name
 
 
+@pytest.mark.instruction("Compare")
 def test_int32_eq_compares_integers() -> None:
     """int32 compares as integers: 2**24 and 2**24 + 1 are equal as float32 but not here."""
     a = np.resize(np.array([2**24, 2**24 + 1, -7, 2**31 - 1], I32), 64)
@@ -239,6 +243,7 @@ SELECT_CASES = [
 
 
 @pytest.mark.parametrize("case", SELECT_CASES, ids=lambda c: f"{c[0]}-{c[1].name}-{c[2]}")
+@pytest.mark.instruction("Select")
 def test_select(case: tuple) -> None:
     dtype, mode, count = case
     dt = NP_OF[dtype]
@@ -280,6 +285,7 @@ def test_select(case: tuple) -> None:
     assert (rec.name, rec.pipe_name, rec.mode) == ("Select", "V", int(mode))
 
 
+@pytest.mark.instruction("Compare", "Select")
 def test_select_after_compare() -> None:
     """dst = x where x > 0 else 0: the mask from CompareScalar drives Select mode 1."""
     rng = np.random.default_rng(2)

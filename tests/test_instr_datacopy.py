@@ -104,6 +104,7 @@ def test_reference_models_self_check() -> None:
 @pytest.mark.parametrize(("dtype", "count"), [(f32, 0), (f32, 1), (f32, 8), (f32, 13),
                                               (f32, 1000), (half, 31), (half, 48),
                                               (uint8_t, 95), (int8_t, 4096)], ids=str)
+@pytest.mark.instruction("DataCopy")
 def test_datacopy_gm_to_ub_rounds_down_to_32_bytes(dtype: DType, count: int) -> None:
     x = gm_bytes(20000)
     moved = count * dtype.size // 32 * 32
@@ -124,6 +125,7 @@ def test_datacopy_gm_to_ub_rounds_down_to_32_bytes(dtype: DType, count: int) -> 
 
 @pytest.mark.parametrize(("dtype", "count"), [(f32, 13), (f32, 64), (half, 17), (half, 0)],
                          ids=str)
+@pytest.mark.instruction("DataCopy")
 def test_datacopy_ub_to_gm_rounds_down(dtype: DType, count: int) -> None:
     data = gm_bytes(4096, 1)
     y = np.full(4096, GM_SENTINEL, np.uint8)
@@ -143,6 +145,7 @@ def test_datacopy_ub_to_gm_rounds_down(dtype: DType, count: int) -> None:
         (True, 1, start, start + moved), (False, 0, UB0, UB0 + moved)]
 
 
+@pytest.mark.instruction("DataCopy")
 def test_datacopy_ub_to_ub_runs_on_v_and_rounds_down() -> None:
     data = gm_bytes(1024, 2)
 
@@ -162,6 +165,7 @@ STRIDED = [DataCopyParams(1, 4, 0, 0), DataCopyParams(3, 2, 1, 3), DataCopyParam
 
 @pytest.mark.parametrize("p", STRIDED, ids=repr)
 @pytest.mark.parametrize("direction", ["gm->ub", "ub->gm", "ub->ub"])
+@pytest.mark.instruction("DataCopy")
 def test_datacopy_strided_params(direction: str, p: DataCopyParams) -> None:
     """blockLen and both strides in 32-byte DataBlocks, strides being the gap between blocks."""
     src_gm = gm_bytes(8192, 3)
@@ -258,6 +262,7 @@ PAD_IN = [
 
 
 @pytest.mark.parametrize("case", PAD_IN, ids=lambda c: f"{c[0]}-{c[1]!r}-{c[2]}")
+@pytest.mark.instruction("DataCopyPad")
 def test_datacopy_pad_gm_to_ub(case: tuple) -> None:
     dtype, p, pad, goff = case
     x = gm_bytes(4096, 5)
@@ -369,6 +374,7 @@ PAD_OUT = [
 
 
 @pytest.mark.parametrize("case", PAD_OUT, ids=lambda c: f"{c[0]}-{c[1]!r}")
+@pytest.mark.instruction("DataCopyPad")
 def test_datacopy_pad_ub_to_gm(case: tuple) -> None:
     dtype, p, goff = case
     data = gm_bytes(4096, 6)

@@ -245,6 +245,8 @@ def _ids(case: tuple[str, DType]) -> str:
     return f"{case[0]}-{case[1]}"
 
 
+@pytest.mark.instruction("Exp", "Ln", "Abs", "Sqrt", "Reciprocal", "Not", "Adds", "Muls", "Maxs",
+                         "Mins", "Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or")
 @pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_count_form(case: tuple[str, DType], count: int) -> None:
@@ -336,6 +338,7 @@ DUP_CASES = [
 ]
 
 
+@pytest.mark.instruction("Duplicate")
 @pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize(("dtype", "value", "ubits", "want"), DUP_CASES,
                          ids=[f"{c[0]}-{c[1]}" for c in DUP_CASES])
@@ -534,6 +537,7 @@ HIGH_DIM_CASES = [
 ]
 
 
+@pytest.mark.instruction("Add", "Sub", "Max", "Mul", "Adds", "Muls", "Exp", "Abs", "Not", "Div")
 @pytest.mark.parametrize("case", HIGH_DIM_CASES, ids=lambda c: f"{c[0]}-{c[1]}-r{c[3]}")
 def test_high_dim_form(case: tuple) -> None:
     name, dtype, mask, repeat, blk, rep = case
@@ -581,6 +585,7 @@ def test_high_dim_in_place() -> None:
     assert_same_bits(ub_array(ub, SRC0, F32, 256), want)
 
 
+@pytest.mark.instruction("Duplicate")
 @pytest.mark.parametrize("dtype", [half, bfloat16_t, f32, int32_t], ids=str)
 def test_duplicate_high_dim(dtype: DType) -> None:
     dt = BF16 if dtype is bfloat16_t else NP_OF[dtype]

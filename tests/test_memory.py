@@ -135,6 +135,7 @@ VALUES = [(f32, 0.1, np.float32, 0x3DCCCCCD), (half, 0.1, np.float16, 0x2E66),
 
 
 @pytest.mark.parametrize(("dtype", "value", "np_type", "raw"), VALUES, ids=lambda v: str(v))
+@pytest.mark.instruction("GetValue", "SetValue")
 def test_get_set_value(dtype: DType, value: object, np_type: type, raw: int) -> None:
     """SetValue converts like a C++ assignment (round to nearest, integers wrap); GetValue reads
     the element back; both are PIPE_S instructions with their byte range."""
@@ -225,6 +226,7 @@ def test_global_tensor_size_and_offsets() -> None:
                     "g3": (32, 4, 8.0), "half_addr": 14, "big": 1000}
 
 
+@pytest.mark.instruction("GetValue", "SetValue")
 def test_global_get_set_value_reach_the_callers_array() -> None:
     x = np.arange(10, dtype=np.int32)
     seen = {}

@@ -175,6 +175,7 @@ def test_que_depth_limits_enqueues() -> None:
     assert [(x.mode & 7) for x in sets] == [0, 1, 2]
 
 
+@pytest.mark.instruction("AllocTensor")
 def test_alloc_is_round_robin_and_reads_as_dummy() -> None:
     """AllocTensor contents are unspecified: ascsim refills a buffer with the dummy pattern at
     every allocation, even over data written during its previous use."""
@@ -222,6 +223,7 @@ def queue_trace(position: QuePosition) -> list[tuple]:
     return out
 
 
+@pytest.mark.instruction("AllocTensor", "EnQue", "DeQue", "FreeTensor")
 def test_vecin_implicit_flags() -> None:
     assert queue_trace(QuePosition.VECIN) == [
         ("AllocTensor",),                                  # the first alloc does not wait
@@ -318,6 +320,7 @@ def pipeline_kernel(x, y):
         qout.FreeTensor(b)
 
 
+@pytest.mark.instruction("AllocTensor", "EnQue", "DeQue", "FreeTensor")
 def test_pipeline_through_queues() -> None:
     x = np.random.default_rng(1).standard_normal(1536).astype(np.float32)
     y = np.zeros_like(x)

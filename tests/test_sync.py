@@ -45,6 +45,7 @@ def kernel_run(kernel, *gm):
 
 
 @pytest.mark.parametrize("name", sorted(AIV_EVENTS))
+@pytest.mark.instruction("SetFlag", "WaitFlag")
 def test_set_and_wait_run_on_source_and_destination_pipes(name: str) -> None:
     event = HardEvent[name]
     src, _, dst = name.partition("_")
@@ -100,6 +101,7 @@ def test_double_set_raises() -> None:
     assert "test_sync.py" in info.value.context["kernels_py"]
 
 
+@pytest.mark.instruction("SetFlag", "WaitFlag")
 def test_wait_before_set_honours_the_data_dependency() -> None:
     """V waits for MTE2_V before the DataCopy that fills its input is even issued: the vector
     work (and the V_MTE3 set behind it, and the copy-out behind that) must run after the copy
@@ -199,6 +201,7 @@ def test_scalar_wait_on_a_set_held_by_a_stalled_pipe_is_a_deadlock() -> None:
         kernel_run(kernel)
 
 
+@pytest.mark.instruction("PipeBarrier")
 def test_pipe_barrier() -> None:
     def kernel():
         A.PipeBarrier[PIPE_V]()

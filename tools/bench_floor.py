@@ -43,11 +43,13 @@ from benchutil import best_of
 
 import ascsim.instructions as instructions
 import ascsim.runtime as runtime
+import ascsim.workcall as workcall
 from ascsim.registry import REGISTRY
 
-# Every compiled numba entry point is created through `entry_point` (jitcall.py); the
-# instruction modules look that name up at call time, so wrapping it before the first compile
-# times every call of the numba work.
+# Every compiled numba entry point is created through `compile_loop` (the eager loops, looked
+# up as a module global of each instruction module at call time) or `compile_work` (the
+# registry's row works, looked up in ascsim.workcall), so wrapping both before the first
+# compile times every call of the numba work.
 _WORK = [0.0]
 _INSTRUCTION_MODULES = ("elementwise", "cast", "cmpsel", "datacopy")
 
@@ -67,8 +69,10 @@ def _timed(ep: Callable[..., Any]) -> Callable[..., Any]:
 def _time_numba_work() -> None:
     for name in _INSTRUCTION_MODULES:
         module = importlib.import_module(f"{instructions.__name__}.{name}")
-        original = module.entry_point
-        module.entry_point = lambda *a, _original=original, **k: _timed(_original(*a, **k))
+        original = module.compile_loop
+        module.compile_loop = lambda *a, _original=original, **k: _timed(_original(*a, **k))
+    original_work = workcall.compile_work
+    workcall.compile_work = lambda *a, **k: _timed(original_work(*a, **k))
 
 
 def _time_cores(acc: list[float]) -> None:

@@ -20,7 +20,7 @@ from ..dtypes import DType, bfloat16_t, float, half, int32_t
 from ..errors import CastRuleError
 from ..faults import fault
 from ..memory import LocalTensor
-from ..records import COUNT, HEADER, MODE
+from ..records import COUNT, DTYPE, HEADER, MODE
 from ..registry import (
     AccessPattern,
     Cost,
@@ -119,6 +119,12 @@ def cast_count(scode, dcode, saturate, ub, gm, row):
               view(scode, ub), row[_SRC] >> shift(scode), row[COUNT], row[MODE])
 
 
+def _bind(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    """Literals: the source dtype (the row's param), the destination dtype and the profile's
+    saturation."""
+    return "count", (row[HEADER], row[DTYPE], int(profile.saturation))
+
+
 _CAST = register(
     "Cast", family="vector", pipe=PIPE_V,
     operands=(Operand("dst", AccessPattern.ELEMENTWISE, True),
@@ -126,7 +132,7 @@ _CAST = register(
     dataflow=Dataflow.ELEMENTWISE, cost=Cost(CostKind.VECTOR, "Cast"),
     signatures=tuple(Signature((d, s), frozenset(int(m) for m in modes), rule)
                      for (s, d), (modes, _, rule) in CAST_RULES.items()),
-    work=Work({"count": cast_count}),
+    work=Work({"count": cast_count}, bind=_bind),
     cpp=(CppDecl("template <typename T, typename U>\n__aicore__ void Cast(const LocalTensor<T> "
                  "&dst, const LocalTensor<U> &src, const RoundMode &roundMode, "
                  "const uint32_t count);"),),

@@ -23,12 +23,12 @@ from numba import literally, njit, types
 from numba.extending import overload
 
 from .. import records as rec
-from ..core import PIPE_V
+from ..core import PIPE_V, dummy_byte
 from ..dtypes import float, half, int32_t
 from ..errors import ParameterError
 from ..faults import fault, note
 from ..memory import LocalTensor
-from ..records import COUNT, HEADER, SCALAR
+from ..records import COUNT, DTYPE, HEADER, MODE, SCALAR
 from ..registry import (
     AccessPattern,
     Cost,
@@ -208,6 +208,16 @@ def select_scalar_count(mode, code, dummy, ub, gm, row):
                 row[_A3] >> shift(code), 0, row[SCALAR], row[COUNT], row[_A1])
 
 
+def _bind_compare(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    return "count", (row[MODE], row[DTYPE], 0)
+
+
+def _bind_select(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    """Mode 1 takes a scalar src1; the library's temp write in the other modes is the dummy."""
+    form = "scalar" if row[MODE] == SELMODE.VSEL_TENSOR_SCALAR_MODE else "count"
+    return form, (row[MODE], row[DTYPE], dummy_byte(profile))
+
+
 CMP_DTYPES = (half, float, int32_t)
 _EQ_ONLY = frozenset({int(CMPMODE.EQ)})
 _ALL_CMP = frozenset(int(m) for m in CMPMODE)
@@ -225,7 +235,7 @@ _COMPARE = register(
     "Compare", family="vector", pipe=PIPE_V,
     operands=(Operand("dst", _BIT, True), Operand("src0", _ELEMENT), Operand("src1", _ELEMENT)),
     dataflow=Dataflow.COMPARE, cost=Cost(CostKind.VECTOR, "Compare"),
-    signatures=_cmp_signatures(True), work=Work({"count": compare_count}),
+    signatures=_cmp_signatures(True), work=Work({"count": compare_count}, bind=_bind_compare),
     cpp=(CppDecl("template <typename T, typename U>\n__aicore__ void Compare(const "
                  "LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, "
                  "CMPMODE cmpMode, uint32_t count);"),),
@@ -235,7 +245,8 @@ _COMPARES = register(
     operands=(Operand("dst", _BIT, True), Operand("src0", _ELEMENT),
               Operand("src1Scalar", AccessPattern.NONE)),
     dataflow=Dataflow.COMPARE, cost=Cost(CostKind.VECTOR, "CompareScalar"),
-    signatures=_cmp_signatures(False), work=Work({"count": compare_scalar_count}),
+    signatures=_cmp_signatures(False),
+    work=Work({"count": compare_scalar_count}, bind=_bind_compare),
     cpp=tuple(CppDecl(f"template <typename T, typename U>\n__aicore__ void {name}(const "
                       "LocalTensor<U> &dst, const LocalTensor<T> &src0, const ScalarT<T> "
                       "src1Scalar, CMPMODE cmpMode, uint32_t count);")
@@ -250,7 +261,8 @@ _SELECT = register(
     dataflow=Dataflow.SELECT, cost=Cost(CostKind.VECTOR, "Select"),
     signatures=tuple(Signature((t, None, None, t, t), frozenset(int(m) for m in SELMODE))
                      for t in SELECT_DTYPES),
-    work=Work({"count": select_count, "scalar": select_scalar_count}),
+    work=Work({"count": select_count, "scalar": select_scalar_count},
+              bind=_bind_select),
     cpp=(CppDecl("template <typename T, typename U>\n__aicore__ void Select(const LocalTensor<T> "
                  "&dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, const "
                  "LocalTensor<T> &src1, SELMODE selMode, uint32_t count);"),

@@ -22,12 +22,12 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
-from ..core import MEM_UB, PIPE_MTE2, PIPE_MTE3, PIPE_V, CoreState
+from ..core import MEM_UB, PIPE_MTE2, PIPE_MTE3, PIPE_V, CoreState, dummy_byte, first_element_dummy
 from ..dtypes import ALL_DTYPES, DType
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..faults import abort, fault, note
 from ..memory import GlobalTensor, LocalTensor
-from ..records import DTYPE, HEADER, REPEATS, STRIDED, W
+from ..records import DTYPE, HEADER, PIPE, REPEATS, STRIDED, W
 from ..registry import (
     AccessPattern,
     Cost,
@@ -40,6 +40,7 @@ from ..registry import (
     Work,
     register,
 )
+from ..replay import run_clipped
 from ..sync import run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import BLOCK_BYTES, as_count, core_of
@@ -194,6 +195,20 @@ def copy_pad_gm_to_ub(dummy, first_element, _c, ub, gm, row):
                   row[_P + 7], _SIZES[row[DTYPE]])
 
 
+_FORM = {PIPE_MTE2: "gm_to_ub", PIPE_MTE3: "ub_to_gm", PIPE_V: "ub_to_ub"}
+
+
+def _bind_copy(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    return _FORM[row[PIPE]], (0, 0, 0)
+
+
+def _bind_pad(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    """GM->UB fills pads and dummy bytes as the profile says; UB->GM is a plain block copy."""
+    if row[PIPE] == PIPE_MTE2:
+        return "gm_to_ub", (dummy_byte(profile), first_element_dummy(profile), 0)
+    return "ub_to_gm", (0, 0, 0)
+
+
 _COPY = AccessPattern.COPY_BLOCKS
 _ANY = tuple(Signature((t, t)) for t in ALL_DTYPES)
 COPY = register(
@@ -201,7 +216,7 @@ COPY = register(
     operands=(Operand("dst", _COPY, True), Operand("src", _COPY)),
     dataflow=Dataflow.COPY, cost=Cost(CostKind.COPY, "DataCopy"), signatures=_ANY,
     work=Work({"gm_to_ub": copy_gm_to_ub, "ub_to_gm": copy_ub_to_gm,
-               "ub_to_ub": copy_ub_to_ub}),
+               "ub_to_ub": copy_ub_to_ub}, bind=_bind_copy),
     cpp=tuple(CppDecl(f"template <typename T>\n__aicore__ void DataCopy({d}, {s}, {last});")
               for last in ("const uint32_t count", "const DataCopyParams &repeatParams")
               for d, s in (("const LocalTensor<T> &dst", "const GlobalTensor<T> &src"),
@@ -212,7 +227,7 @@ COPY_PAD = register(
     "DataCopyPad", family="copy", pipe=PipeRule.COPY_DIRECTION,
     operands=(Operand("dst", _COPY, True), Operand("src", _COPY)),
     dataflow=Dataflow.COPY, cost=Cost(CostKind.COPY, "DataCopyPad"), signatures=_ANY,
-    work=Work({"gm_to_ub": copy_pad_gm_to_ub, "ub_to_gm": copy_ub_to_gm}),
+    work=Work({"gm_to_ub": copy_pad_gm_to_ub, "ub_to_gm": copy_ub_to_gm}, bind=_bind_pad),
     cpp=(CppDecl("template <typename T>\n__aicore__ void DataCopyPad(const LocalTensor<T> &dst, "
                  "const GlobalTensor<T> &src, const DataCopyExtParams &dataCopyParams, "
                  "const DataCopyPadExtParams<T> &padParams);"),
@@ -224,8 +239,6 @@ COPY_PAD = register(
          CppDecl("template <typename T>\n__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, "
                  "const LocalTensor<T> &src, const DataCopyParams &dataCopyParams);")),
     doc="copy with byte-granular blocks and padding, GM->UB (MTE2) or UB->GM (MTE3)")
-
-_FORM = {PIPE_MTE2: "gm_to_ub", PIPE_MTE3: "ub_to_gm", PIPE_V: "ub_to_ub"}
 
 
 def _check_gm(name: str, g: GlobalTensor, start: int, end: int, write: bool, f=None,
@@ -271,41 +284,6 @@ def _check_ub(name: str, t: LocalTensor, nbytes: int, role: str, f=None, write: 
     return ok
 
 
-def _clipped(ep, literals: tuple[int, int, int], ub: np.ndarray, gm: np.ndarray, row: tuple,
-             dummy: int) -> None:
-    """Run a copy some of whose bytes lie outside their memory (check mode: reported by
-    now) through its row work. Each memory is extended with dummy bytes to cover the row's
-    ranges (the accesses' starts shifted to match); the missing source bytes read as the dummy
-    pattern, and only the written bytes that lie inside the real memory go back to it."""
-    base = rec.HEADER + row[rec.NPARAM]
-    arrays = {"ub": ub, "gm": gm}
-    which = []  # per access: "ub" or "gm" (memory 0 is the UB)
-    lo = {"ub": 0, "gm": 0}
-    hi = {"ub": ub.size, "gm": gm.size}
-    for k in range(base, len(row), 4):
-        key = "ub" if row[k + 1] == MEM_UB else "gm"
-        which.append(key)
-        lo[key] = min(lo[key], row[k + 2])
-        hi[key] = max(hi[key], row[k + 3])
-    ext = {}
-    for key, data in arrays.items():
-        buf = np.full(hi[key] - lo[key], dummy, np.uint8)
-        buf[-lo[key]:-lo[key] + data.size] = data
-        ext[key] = buf
-    shifted = list(rec.program_row(row))
-    for j, k in enumerate(range(base, len(row), 4)):
-        shifted[k + 2] -= lo[which[j]]
-        shifted[k + 3] -= lo[which[j]]
-    ep(*literals, ext["ub"], ext["gm"], tuple(shifted))
-    for j, k in enumerate(range(base, len(row), 4)):
-        if row[k] & W:  # the written memory: its bytes inside go back
-            key = which[j]
-            data = arrays[key]
-            s, e = max(row[k + 2], 0), min(row[k + 3], data.size)
-            if e > s:
-                data[s:e] = ext[key][s - lo[key]:e - lo[key]]
-
-
 def _outside(size: int, start: int, span: int) -> bool:
     return start < 0 or start + span > size
 
@@ -326,14 +304,15 @@ def _direction(name: str, dst: object, src: object, f) -> int:
     return -1
 
 
-def _execute(core: CoreState, ins, pipe: int, literals: tuple[int, int, int], gm: np.ndarray,
-             row: tuple, clipped: bool, ep, args: tuple) -> None:
+def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clipped: bool, ep,
+             args: tuple) -> None:
     """Append a copy's row and run it on `pipe`: the compiled loop `ep` on `args`, or the row
-    work through `_clipped` when some of its bytes lie outside their memory."""
+    work through `run_clipped` when some of its bytes lie outside their memory."""
     core.records.append(row)
     if clipped:
-        work = ins.work.entry(_FORM[pipe], literals, len(row))
-        run_on_pipe(core, pipe, _clipped, (work, literals, core.ub, gm, row, core.dummy))
+        form, literals = ins.work.bind(row, core.profile)
+        work = ins.work.entry(form, literals, len(row))
+        run_on_pipe(core, pipe, run_clipped, (work, literals, core.ub, gm, row, core.dummy))
     elif core.stalled:
         run_on_pipe(core, pipe, ep, args)
     else:
@@ -414,7 +393,7 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
     row = rec.copy_row(COPY.id, pipe, f.f_code, f.f_lasti, dt.code,
                        count * blen // dt.size, count, blen, spitch, dpitch, W | strided, dmem,
                        d, d + span_d, strided, smem, s, s + span_s)
-    _execute(core, COPY, pipe, (0, 0, 0), gm, row, clipped,
+    _execute(core, COPY, pipe, gm, row, clipped,
              _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)
 
 
@@ -481,8 +460,7 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
         ep = _PAD_EP.get((core.dummy, first))
         if ep is None:
             ep = _PAD_EP[(core.dummy, first)] = compile_loop(copy_pad_loop, args, 2)
-        _execute(core, COPY_PAD, PIPE_MTE2, (core.dummy, first, 0), buf.data, row, clipped, ep,
-                 args)
+        _execute(core, COPY_PAD, PIPE_MTE2, buf.data, row, clipped, ep, args)
         return
     if padParams is not None:
         return fault(core, ParameterError("DataCopyPad UB->GM takes no DataCopyPadExtParams"), f,
@@ -505,5 +483,5 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                        count * blen // dt.size, count, blen, spitch, dpitch, W | strided,
                        buf.mem_id, d, d + span_d, strided, MEM_UB, a, a + span_s)
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
-    _execute(core, COPY_PAD, PIPE_MTE3, (0, 0, 0), buf.data, row, clipped,
+    _execute(core, COPY_PAD, PIPE_MTE3, buf.data, row, clipped,
              _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from numba import literally, njit, types
@@ -32,7 +33,7 @@ from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t,
 from ..errors import ParameterError
 from ..faults import fault
 from ..memory import LocalTensor
-from ..records import COUNT, HEADER, REPEATS, SCALAR, STRIDED, W
+from ..records import COUNT, DTYPE, HEADER, NPARAM, REPEATS, SCALAR, STRIDED, W
 from ..registry import (
     AccessPattern,
     Cost,
@@ -417,6 +418,12 @@ def _cpp(name: str, form: str) -> tuple[CppDecl, ...]:
     )
 
 
+def _bind(index: int, row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    """The work of a recorded call: the repeat form's rows have params, the count form's none;
+    literals (the op's index in its form's table, the dtype code)."""
+    return ("repeat" if row[NPARAM] else "count"), (index, row[DTYPE], 0)
+
+
 def _register(op: Op, index: int) -> Instruction:
     width = 3 if op.form == "binary" or op.form == "scalar" else 2
     count, repeat = _WORK[op.form]
@@ -424,7 +431,8 @@ def _register(op: Op, index: int) -> Instruction:
         op.name, family="vector", pipe=PIPE_V, operands=_OPERANDS[op.form],
         dataflow=op.dataflow, cost=Cost(CostKind.VECTOR, op.name),
         signatures=tuple(Signature((t,) * width) for t in op.dtypes),
-        work=Work({"count": count, "repeat": repeat}, (index,)), cpp=_cpp(op.name, op.form),
+        work=Work({"count": count, "repeat": repeat}, (index,), partial(_bind, index)),
+        cpp=_cpp(op.name, op.form),
         doc=f"{op.doc} (element-wise, {op.form})")
 
 
@@ -610,8 +618,8 @@ def _front_end(ins: Instruction, form: str):
             return
         if core.sanitizer is not None:
             _check_strided_overlap(core, f, name, repeat, dt.size, operands, blk, rep, lo, hi)
-        lits = (lit, dt.code, 0)
-        _run_row(core, work.entry("repeat", lits, len(row)), lits, row)
+        form, lits = work.bind(row, core.profile)
+        _run_row(core, work.entry(form, lits, len(row)), lits, row)
 
     call.__name__ = call.__qualname__ = name
     call.__doc__ = (f"AscendC `{name}` ({form}): {ins.doc}; dtypes: "
@@ -685,7 +693,8 @@ _DUP = register(
     operands=(Operand("dst", _ELEMENT, True), Operand("scalarValue", AccessPattern.NONE)),
     dataflow=Dataflow.FILL, cost=Cost(CostKind.VECTOR, "Duplicate"),
     signatures=tuple(Signature((t, t)) for t in DUPLICATE_DTYPES),
-    work=Work({"count": fill_count, "repeat": fill_repeat}),
+    work=Work({"count": fill_count, "repeat": fill_repeat}, bind=lambda row, profile: (
+        "repeat" if row[NPARAM] else "count", (row[DTYPE], 0, 0))),
     cpp=(CppDecl("template <typename T>\n__aicore__ void Duplicate(const LocalTensor<T> &dst, "
                  "const ScalarT<T> &scalarValue, const int32_t &count);"),
          CppDecl("template <typename T, bool isSetMask = true>\n__aicore__ void Duplicate("
@@ -761,5 +770,5 @@ def Duplicate(dst: LocalTensor, scalarValue: object, *rest) -> None:
                   (W | STRIDED, MEM_UB, dst.addr, dst.addr + extent))
     core.records.append(row)
     if repeat:
-        lits = (dt.code, 0, 0)
-        _run_row(core, _DUP.work.entry("repeat", lits, len(row)), lits, row)
+        form, lits = _DUP.work.bind(row, core.profile)
+        _run_row(core, _DUP.work.entry(form, lits, len(row)), lits, row)
