@@ -6,6 +6,14 @@
  * Nothing here has a body; the code cannot be linked or run. Enum values follow ascsim (and,
  * for HardEvent, the AscendC numbering of impl/basic_api/kernel_event.h); the numeric values
  * of pipe_t and event_t come from the device compiler and are ascsim's here.
+ *
+ * GENERATED PARTS: the instruction declarations, i.e. every block between
+ * `// BEGIN ascsim-generated: <section>` and `// END ascsim-generated: <section>` (the free
+ * functions, and the instruction members of LocalTensor, GlobalTensor and TQue), are written
+ * by `python -m ascsim.cppheader` from the `cpp` facets of ascsim's instruction registry
+ * (ascsim/registry.py; the CppDecl texts live in ascsim/instructions/, sync.py, pipe.py
+ * and memory.py). Change those texts and regenerate; never edit inside a block. Everything
+ * outside the blocks is hand-written. tests/test_cpp_header.py checks the two agree.
  */
 #ifndef ASCSIM_KERNEL_OPERATOR_H
 #define ASCSIM_KERNEL_OPERATOR_H
@@ -140,8 +148,12 @@ public:
     __aicore__ uint32_t GetSize() const;
     __aicore__ void SetSize(const uint32_t size);
     __aicore__ uint64_t GetPhyAddr() const;
+    // BEGIN ascsim-generated: LocalTensor members
+    // GetValue: scalar read of one UB or GM element
     __aicore__ T GetValue(const uint32_t index) const;
+    // SetValue: scalar write of one UB or GM element
     __aicore__ void SetValue(const uint32_t index, const ScalarT<T> value) const;
+    // END ascsim-generated: LocalTensor members
 };
 
 template <typename T>
@@ -154,8 +166,12 @@ public:
     __aicore__ GlobalTensor operator[](const uint64_t offset) const;
     __aicore__ uint64_t GetSize() const;
     __aicore__ __gm__ T *GetPhyAddr() const;
+    // BEGIN ascsim-generated: GlobalTensor members
+    // GetValue: scalar read of one UB or GM element
     __aicore__ T GetValue(const uint64_t index) const;
+    // SetValue: scalar write of one UB or GM element
     __aicore__ void SetValue(const uint64_t index, const ScalarT<T> value);
+    // END ascsim-generated: GlobalTensor members
 };
 
 // ---- TPipe, TQue, TBuf -------------------------------------------------------------------------
@@ -163,14 +179,20 @@ template <TPosition pos, int32_t depth>
 class TQue {
 public:
     __aicore__ TQue();
+    // BEGIN ascsim-generated: TQue members
+    // AllocTensor: take the next free buffer of a TQue (its contents are unspecified)
     template <typename T>
     __aicore__ LocalTensor<T> AllocTensor();
+    // EnQue: hand a filled buffer to the consumer pipe
     template <typename T>
     __aicore__ bool EnQue(const LocalTensor<T> &tensor);
+    // DeQue: take the oldest enqueued buffer
     template <typename T>
     __aicore__ LocalTensor<T> DeQue();
+    // FreeTensor: give a buffer back to the producer pipe
     template <typename T>
     __aicore__ void FreeTensor(LocalTensor<T> &tensor);
+    // END ascsim-generated: TQue members
     __aicore__ bool VacantInQue();
     __aicore__ bool HasTensorInQue();
 };
@@ -196,15 +218,7 @@ public:
     __aicore__ void Reset();
 };
 
-// ---- synchronisation ---------------------------------------------------------------------------
-template <HardEvent event>
-__aicore__ void SetFlag(int32_t eventID);
-template <HardEvent event>
-__aicore__ void WaitFlag(int32_t eventID);
-template <pipe_t pipe>
-__aicore__ void PipeBarrier();
-
-// ---- debugging ----------------------------------------------------------------------------------
+// ---- debugging ---------------------------------------------------------------------------------
 // printf / PRINTF take a C format string; DumpTensor prints dumpSize elements of a tensor;
 // assert(cond[, fmt, ...]) stops the kernel when cond is false (ascsim spells it ascendc_assert,
 // `assert` being a Python keyword; the macro below maps the C++ spelling onto it).
@@ -215,7 +229,7 @@ template <typename T>
 __aicore__ void DumpTensor(const GlobalTensor<T> &tensor, uint32_t desc, uint32_t dumpSize);
 __aicore__ void ascendc_assert(bool condition, const char *fmt = nullptr, ...);
 
-// ---- data movement -----------------------------------------------------------------------------
+// ---- parameters of the data movement instructions ----------------------------------------------
 // DataCopy: every field in 32-byte blocks. DataCopyPad: blockLen in bytes.
 struct DataCopyParams {
     __aicore__ DataCopyParams();
@@ -259,38 +273,9 @@ struct DataCopyPadParams {
     uint64_t paddingValue;
 };
 
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                                const DataCopyParams &repeatParams);
-template <typename T>
-__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                                const DataCopyParams &repeatParams);
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
-                                const DataCopyParams &repeatParams);
-
-template <typename T>
-__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                                   const DataCopyExtParams &dataCopyParams,
-                                   const DataCopyPadExtParams<T> &padParams);
-template <typename T>
-__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                                   const DataCopyExtParams &dataCopyParams);
-template <typename T>
-__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                                   const DataCopyParams &dataCopyParams, const DataCopyPadParams &padParams);
-template <typename T>
-__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                                   const DataCopyParams &dataCopyParams);
-
-// ---- vector instructions: count form `Op(dst, src..., count)` and high-dimension form
-// `Op(dst, src..., mask, repeatTime, repeatParams)` with a continuous or a bit mask ------------
+// ---- parameters of the vector instructions' high-dimension form --------------------------------
+// Count form `Op(dst, src..., count)`; high-dimension form `Op(dst, src..., mask, repeatTime,
+// repeatParams)` with a continuous (uint64_t) or a bit (uint64_t[2]) mask.
 struct UnaryRepeatParams {
     __aicore__ UnaryRepeatParams();
     __aicore__ UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn,
@@ -314,100 +299,288 @@ struct BinaryRepeatParams {
     uint8_t src1RepStride;
 };
 
-#define ASCSIM_DECLARE_UNARY(NAME)                                                                 \
-    template <typename T>                                                                          \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
-                                const int32_t &count);                                             \
-    template <typename T, bool isSetMask = true>                                                   \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, \
-                                const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);  \
-    template <typename T, bool isSetMask = true>                                                   \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
-                                const uint64_t mask[], const uint8_t repeatTime,                   \
-                                const UnaryRepeatParams &repeatParams)
-
-#define ASCSIM_DECLARE_SCALAR(NAME)                                                                \
-    template <typename T>                                                                          \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
-                                const ScalarT<T> &scalarValue, const int32_t &count);             \
-    template <typename T, bool isSetMask = true>                                                   \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
-                                const ScalarT<T> &scalarValue, uint64_t mask,                      \
-                                const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);  \
-    template <typename T, bool isSetMask = true>                                                   \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,             \
-                                const ScalarT<T> &scalarValue, const uint64_t mask[],              \
-                                const uint8_t repeatTime, const UnaryRepeatParams &repeatParams)
-
-#define ASCSIM_DECLARE_BINARY(NAME)                                                                \
-    template <typename T>                                                                          \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0,            \
-                                const LocalTensor<T> &src1, const int32_t &count);                 \
-    template <typename T, bool isSetMask = true>                                                   \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0,            \
-                                const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime, \
-                                const BinaryRepeatParams &repeatParams);                           \
-    template <typename T, bool isSetMask = true>                                                   \
-    __aicore__ void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0,            \
-                                const LocalTensor<T> &src1, const uint64_t mask[],                 \
-                                const uint8_t repeatTime, const BinaryRepeatParams &repeatParams)
-
-ASCSIM_DECLARE_UNARY(Exp);
-ASCSIM_DECLARE_UNARY(Ln);
-ASCSIM_DECLARE_UNARY(Abs);
-ASCSIM_DECLARE_UNARY(Sqrt);
-ASCSIM_DECLARE_UNARY(Reciprocal);
-ASCSIM_DECLARE_UNARY(Not);
-ASCSIM_DECLARE_SCALAR(Adds);
-ASCSIM_DECLARE_SCALAR(Muls);
-ASCSIM_DECLARE_SCALAR(Maxs);
-ASCSIM_DECLARE_SCALAR(Mins);
-ASCSIM_DECLARE_BINARY(Add);
-ASCSIM_DECLARE_BINARY(Sub);
-ASCSIM_DECLARE_BINARY(Mul);
-ASCSIM_DECLARE_BINARY(Div);
-ASCSIM_DECLARE_BINARY(Max);
-ASCSIM_DECLARE_BINARY(Min);
-ASCSIM_DECLARE_BINARY(And);
-ASCSIM_DECLARE_BINARY(Or);
-
-#undef ASCSIM_DECLARE_UNARY
-#undef ASCSIM_DECLARE_SCALAR
-#undef ASCSIM_DECLARE_BINARY
-
-template <typename T>
-__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
-                                 const int32_t &count);
-template <typename T, bool isSetMask = true>
-__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue, uint64_t mask,
-                                 const uint8_t repeatTime, const uint16_t dstBlockStride,
-                                 const uint8_t dstRepeatStride);
-template <typename T, bool isSetMask = true>
-__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
-                                 const uint64_t mask[], const uint8_t repeatTime,
-                                 const uint16_t dstBlockStride, const uint8_t dstRepeatStride);
-
+// ---- instructions: free functions of namespace AscendC -----------------------------------------
+// BEGIN ascsim-generated: free functions
+// SetFlag: set an (event, id) flag on the event's source pipe
+template <HardEvent event>
+__aicore__ void SetFlag(int32_t eventID);
+// WaitFlag: wait for and clear an (event, id) flag on the event's destination pipe
+template <HardEvent event>
+__aicore__ void WaitFlag(int32_t eventID);
+// PipeBarrier: wait until every earlier instruction of a pipe has finished
+template <pipe_t pipe>
+__aicore__ void PipeBarrier();
+// Cast: type conversion with a RoundMode
 template <typename T, typename U>
-__aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, const RoundMode &roundMode,
-                            const uint32_t count);
-
+__aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
+                     const RoundMode &roundMode, const uint32_t count);
+// Compare: element-wise comparison of two tensors into a bit mask
 template <typename T, typename U>
 __aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                               const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count);
+                        const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count);
+// CompareScalar: element-wise comparison with a scalar into a bit mask (also spelled Compares)
 template <typename T, typename U>
 __aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                                     const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
+                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
 template <typename T, typename U>
 __aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                                const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
-
+                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
+// Select: per-element choice between two sources (or a source and a scalar) by a bit mask
 template <typename T, typename U>
 __aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                              const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
-                              uint32_t count);
+                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
+                       uint32_t count);
 template <typename T, typename U>
 __aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                              const LocalTensor<T> &src0, ScalarT<T> src1, SELMODE selMode, uint32_t count);
+                       const LocalTensor<T> &src0, ScalarT<T> src1, SELMODE selMode,
+                       uint32_t count);
+// DataCopy: contiguous or block-strided copy GM->UB (MTE2), UB->GM (MTE3), UB->UB (V)
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                         const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                         const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                         const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                         const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                         const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                         const DataCopyParams &repeatParams);
+// DataCopyPad: copy with byte-granular blocks and padding, GM->UB (MTE2) or UB->GM (MTE3)
+template <typename T>
+__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                            const DataCopyExtParams &dataCopyParams,
+                            const DataCopyPadExtParams<T> &padParams);
+template <typename T>
+__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                            const DataCopyExtParams &dataCopyParams);
+template <typename T>
+__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                            const DataCopyParams &dataCopyParams,
+                            const DataCopyPadParams &padParams);
+template <typename T>
+__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                            const DataCopyParams &dataCopyParams);
+// Exp: dst = e ** src (element-wise, unary)
+template <typename T>
+__aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                    const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                    const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Ln: dst = natural logarithm of src (element-wise, unary)
+template <typename T>
+__aicore__ void Ln(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Ln(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                   const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Ln(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                   const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Abs: dst = |src| (element-wise, unary)
+template <typename T>
+__aicore__ void Abs(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Abs(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                    const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Abs(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                    const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Sqrt: dst = square root of src (element-wise, unary)
+template <typename T>
+__aicore__ void Sqrt(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Sqrt(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                     const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Sqrt(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                     const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Reciprocal: dst = 1 / src (element-wise, unary)
+template <typename T>
+__aicore__ void Reciprocal(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                           const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Reciprocal(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                           const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Reciprocal(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                           const uint64_t mask[], const uint8_t repeatTime,
+                           const UnaryRepeatParams &repeatParams);
+// Not: dst = bitwise not of src (element-wise, unary)
+template <typename T>
+__aicore__ void Not(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Not(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                    const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Not(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                    const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Adds: dst = src + scalar (element-wise, scalar)
+template <typename T>
+__aicore__ void Adds(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Adds(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Adds(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const uint64_t mask[], const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+// Muls: dst = src * scalar (element-wise, scalar)
+template <typename T>
+__aicore__ void Muls(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Muls(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Muls(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const uint64_t mask[], const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+// Maxs: dst = max(src, scalar), NaN if either is (element-wise, scalar)
+template <typename T>
+__aicore__ void Maxs(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Maxs(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Maxs(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const uint64_t mask[], const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+// Mins: dst = min(src, scalar), NaN if either is (element-wise, scalar)
+template <typename T>
+__aicore__ void Mins(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Mins(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Mins(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const ScalarT<T> &scalarValue, const uint64_t mask[], const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+// Add: dst = src0 + src1 (element-wise, binary)
+template <typename T>
+__aicore__ void Add(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Add(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Add(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+// Sub: dst = src0 - src1 (element-wise, binary)
+template <typename T>
+__aicore__ void Sub(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Sub(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Sub(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+// Mul: dst = src0 * src1 (element-wise, binary)
+template <typename T>
+__aicore__ void Mul(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Mul(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Mul(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+// Div: dst = src0 / src1 (element-wise, binary)
+template <typename T>
+__aicore__ void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+// Max: dst = max(src0, src1), NaN if either is (element-wise, binary)
+template <typename T>
+__aicore__ void Max(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Max(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Max(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+// Min: dst = min(src0, src1), NaN if either is (element-wise, binary)
+template <typename T>
+__aicore__ void Min(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Min(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Min(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+// And: dst = src0 & src1 (bitwise) (element-wise, binary)
+template <typename T>
+__aicore__ void And(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void And(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void And(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                    const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+// Or: dst = src0 | src1 (bitwise) (element-wise, binary)
+template <typename T>
+__aicore__ void Or(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                   const LocalTensor<T> &src1, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Or(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                   const LocalTensor<T> &src1, uint64_t mask, const uint8_t repeatTime,
+                   const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Or(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                   const LocalTensor<T> &src1, const uint64_t mask[], const uint8_t repeatTime,
+                   const BinaryRepeatParams &repeatParams);
+// Duplicate: fill elements with a scalar
+template <typename T>
+__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
+                          const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue, uint64_t mask,
+                          const uint8_t repeatTime, const uint16_t dstBlockStride,
+                          const uint8_t dstRepeatStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
+                          const uint64_t mask[], const uint8_t repeatTime,
+                          const uint16_t dstBlockStride, const uint8_t dstRepeatStride);
+// END ascsim-generated: free functions
 
 // ---- cores and tiling --------------------------------------------------------------------------
 __aicore__ int64_t GetBlockIdx();
