@@ -17,11 +17,13 @@ from .errors import (
     SimulationError,
     UsageError,
 )
+from .operator import Operator, Option
+from .oprunner import load_operator
 from .profile import HardwareProfile, load_profile, profile_names
 from .runtime import Run, launch
 
 __all__ = ["launch", "Run", "AscsimError", "AclnnError", "SimulationError", "ProfileError",
            "ParseError", "UsageError", "HardwareProfile", "load_profile", "profile_names",
-           "__version__"]
+           "Operator", "Option", "load_operator", "__version__"]
 
 __version__ = "0.1.0"

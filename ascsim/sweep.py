@@ -4,20 +4,22 @@ profiles), schedule each run on the timing model, and tabulate estimated time an
     from ascsim.sweep import sweep
     table = sweep("logit_grad", (64, 8192), "float32", {"cores": [8, 16, 24, 48]})
 
-Combinations run in worker processes (each one imports ascsim and warms its own jit), a
-progress line counts them, and every row says whether the output stayed bit-exact against the
-op's numpy model and whether it is the op's default choice.
+The operator is anything `ascsim.load_operator` takes (a name, path/to/op.py, pkg.module) or
+an `ascsim.Operator`. Combinations run in worker processes (each one loads the operator again
+from its spec and warms its own jit); every row says whether the output stayed bit-exact
+against the op's numpy model and whether it is the op's default choice. Progress goes to the
+`progress` callback and to the `ascsim.sweep` logger (DEBUG), never to the terminal.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import itertools
+import logging
 import os
-import sys
+import pickle
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +28,16 @@ from typing import Any
 import numpy as np
 
 from .compare import first_mismatch
-from .oprunner import get_runner, parse_dtype
+from .errors import UsageError
+from .operator import Operator, parse_shape
+from .oprunner import load_operator, spec_of
 
-__all__ = ["sweep", "SweepTable", "METRICS"]
+__all__ = ["sweep", "SweepTable", "METRICS", "Progress"]
 
 METRICS = ("time_us", "vec_ratio", "mte2_ratio", "mte3_ratio", "scalar_ratio")
+# progress(done, total, seconds since the start): called after each finished combination
+Progress = Callable[[int, int, float], None]
+log = logging.getLogger("ascsim.sweep")
 
 
 @dataclass
@@ -113,84 +120,109 @@ class SweepTable:
         return "\n".join(lines)
 
 
-def _run_one(op: str, shape: tuple[int, ...], dtype: str, seed: int, op_args: dict[str, Any],
-             combo: dict[str, Any]) -> dict[str, Any]:
+def _run_one(spec: str | Operator, shape: tuple[int, ...], dtype: str, seed: int,
+             options: dict[str, Any], combo: dict[str, Any]) -> dict[str, Any]:
     """One combination, in a worker process: returns its table row."""
-    from .aclnn import device
     from .tuning import tiling_overrides
-    runner = get_runner(op)
-    args = argparse.Namespace(**op_args)
-    inputs = runner.make_inputs(shape, parse_dtype(dtype), np.random.default_rng(seed), args)
+    op = load_operator(spec)
+    inputs, options = op.prepare(shape, dtype, seed, options)
     knobs = {k: v for k, v in combo.items() if k != "profile"}
     row: dict[str, Any] = dict(combo)
     try:
-        with device(combo.get("profile")), tiling_overrides(**knobs):
-            out, run = runner.run(inputs, args)
+        with tiling_overrides(**knobs):
+            out, run = op.run(inputs, options, profile=combo.get("profile"))
         if run is None:
             raise ValueError("empty input: nothing launched")
         metrics = run.timeline().metrics()
         row.update({m: metrics[m] for m in METRICS})
         row["block_dim"] = run.block_dim
-        row["bit_exact"] = first_mismatch(np.asarray(out), runner.model(inputs, args)) is None
+        row["bit_exact"] = first_mismatch(np.asarray(out), op.model(inputs, options)) is None
         row["error"] = None
     except Exception as e:  # a combination the op cannot run is a row, not a crash
         row["error"] = f"{type(e).__name__}: {e}".splitlines()[0]
     return row
 
 
-def _defaults(op: str, shape: tuple[int, ...], dtype: str, seed: int, op_args: dict[str, Any],
-              keys: Sequence[str], profile: str | None) -> dict[str, Any]:
+def _defaults(op: Operator, shape: tuple[int, ...], dtype: str, seed: int,
+              options: dict[str, Any], keys: Sequence[str], profile: str | None
+              ) -> dict[str, Any]:
     """The values the op's own tiling picks for the swept knobs."""
-    from .aclnn import device
-    from .host import op_registration  # noqa: F401  (ensures registrations are importable)
-    from .tuning import knobs_of
-    runner = get_runner(op)
-    args = argparse.Namespace(**op_args)
-    inputs = runner.make_inputs(shape, parse_dtype(dtype), np.random.default_rng(seed), args)
-    with device(profile):
-        _, run = runner.run(inputs, args)
-    knobs = knobs_of(runner.OP_TYPE)
+    inputs, options = op.prepare(shape, dtype, seed, options)
+    _, run = op.run(inputs, options, profile=profile)
+    if run is None:
+        raise UsageError(f"{op.name}: shape {list(shape)} is empty; nothing to sweep")
+    knobs = op.tiling_knobs()
     out = {k: knobs[k].read(run) for k in keys if k in knobs}
     if "profile" in keys:
         out["profile"] = run.profile.name
     return out
 
 
-def sweep(op: str, shape: Sequence[int], dtype: str, grid: dict[str, Sequence[Any]],
-          op_args: dict[str, Any] | None = None, seed: int = 0, workers: int | None = None,
-          progress: bool = True) -> SweepTable:
+def _portable(op: str | Operator, operator: Operator) -> str | Operator | None:
+    """What a worker process can load the operator from: the spec, or the Operator itself
+    when it pickles; None when neither works (e.g. lambdas in an Operator built in a script)."""
+    if isinstance(op, str):
+        return op
+    spec = spec_of(operator)
+    if spec is not None:
+        return spec
+    try:
+        pickle.dumps(operator)
+    except Exception:
+        return None
+    return operator
+
+
+def sweep(op: str | Operator, shape: str | Sequence[int], dtype: str | None,
+          grid: dict[str, Sequence[Any]], options: dict[str, Any] | None = None, seed: int = 0,
+          workers: int | None = None, progress: Progress | None = None) -> SweepTable:
     """Run every combination of `grid` (knob name -> values; the key "profile" sweeps hardware
-    profiles) for `op` on random inputs of `shape` and `dtype`; returns the table."""
-    from .tuning import knobs_of
-    runner = get_runner(op)
-    known = knobs_of(runner.OP_TYPE)
+    profiles) for `op` on random inputs of `shape` and `dtype` (None: the op's first);
+    `options` are the op's options (defaults filled in). Returns the table.
+
+    Raises UsageError for an unknown operator, knob, option, shape or dtype. The workers load
+    the operator from its spec; an Operator that `load_operator` did not return goes to them
+    pickled, or, if it does not pickle, the combinations run in this process, in turn."""
+    operator = load_operator(op)
+    known = operator.tiling_knobs()
     unknown = [k for k in grid if k != "profile" and k not in known]
     if unknown:
-        raise ValueError(f"{op} has no tiling knob {', '.join(unknown)}; its knobs are "
-                         f"{', '.join(f'{k} ({v.doc})' for k, v in known.items()) or 'none'}")
-    op_args = dict(op_args or {})
-    parser = argparse.ArgumentParser(add_help=False)
-    runner.add_arguments(parser)
-    op_args = {**vars(parser.parse_args([])), **op_args}
-    shape = tuple(int(d) for d in shape)
+        raise UsageError(f"{operator.name} has no tiling knob {', '.join(unknown)}; its knobs "
+                         f"are {', '.join(f'{k} ({v.doc})' for k, v in known.items()) or 'none'}")
+    empty = [k for k, values in grid.items() if len(values) == 0]
+    if empty:
+        raise UsageError(f"no values to sweep for {', '.join(empty)}")
+    options = operator.option_values(options)
+    shape = parse_shape(shape)
+    dtype = operator.dtype(dtype).name
     keys = list(grid)
     combos = [dict(zip(keys, values, strict=True))
               for values in itertools.product(*(grid[k] for k in keys))]
-    table = SweepTable(op, shape, dtype, keys)
+    table = SweepTable(operator.name, shape, dtype, keys)
     base_profile = grid["profile"][0] if "profile" in grid else None
-    table.defaults = _defaults(op, shape, dtype, seed, op_args, keys, base_profile)
+    table.defaults = _defaults(operator, shape, dtype, seed, options, keys, base_profile)
     workers = max(1, min(workers or os.cpu_count() or 1, len(combos)))
+    spec = _portable(op, operator)
     rows: list[dict[str, Any] | None] = [None] * len(combos)
     start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_run_one, op, shape, dtype, seed, op_args, c): i
-                   for i, c in enumerate(combos)}
-        for done, future in enumerate(as_completed(futures), 1):
-            rows[futures[future]] = future.result()
-            if progress:
-                _progress(done, len(combos), time.perf_counter() - start)
-    if progress:
-        print(file=sys.stderr)
+
+    def finished(i: int, row: dict[str, Any], done: int) -> None:
+        rows[i] = row
+        seconds = time.perf_counter() - start
+        log.debug("%s: combination %d/%d done after %.1f s: %s", operator.name, done,
+                  len(combos), seconds, combos[i])
+        if progress is not None:
+            progress(done, len(combos), seconds)
+
+    if spec is None:  # an Operator that cannot reach a worker process: run here, in turn
+        for i, c in enumerate(combos):
+            finished(i, _run_one(operator, shape, dtype, seed, options, c), i + 1)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_run_one, spec, shape, dtype, seed, options, c): i
+                       for i, c in enumerate(combos)}
+            for done, future in enumerate(as_completed(futures), 1):
+                finished(futures[future], future.result(), done)
     for row in rows:
         assert row is not None
         row["default"] = all(row.get(k) == v for k, v in table.defaults.items()
@@ -198,12 +230,3 @@ def sweep(op: str, shape: Sequence[int], dtype: str, grid: dict[str, Sequence[An
             "profile" not in keys or row["profile"] == table.defaults.get("profile"))
     table.rows = [r for r in rows if r is not None]
     return table
-
-
-def _progress(done: int, total: int, seconds: float) -> None:
-    width = 30
-    filled = width * done // total
-    eta = seconds / done * (total - done)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                     f"combinations, {seconds:.0f} s, about {eta:.0f} s left ")
-    sys.stderr.flush()

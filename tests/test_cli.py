@@ -17,7 +17,7 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    for command in ("run", "profile", "profiles", "mirror"):
+    for command in ("run", "profile", "profiles", "mirror", "sweep", "sanitize", "trace"):
         assert command in out
 
 
@@ -48,10 +48,33 @@ def test_profile_writes_every_output(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert paths["timeline"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_unknown_operator_is_a_clear_error() -> None:
+def test_unknown_operator_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "no_such_op"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ascsim run: unknown operator 'no_such_op'") and err.count("\n") == 1
+
+
+def test_debug_shows_the_traceback() -> None:
+    from ascsim.errors import UsageError
+    with pytest.raises(UsageError, match="unknown operator"):
+        main(["--debug", "run", "no_such_op"])
+
+
+def test_op_options_follow_the_op(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each op's options come from its Operator: --eps for logit_grad, not for the other."""
+    assert main(["run", "sigmoid_cross_entropy_with_logits_grad_v2", "--shape", "100",
+                 "--reduction", "sum", "--weight", "--dtype", "float16"]) == 0
+    assert "max ULP difference 0" in capsys.readouterr().out
     with pytest.raises(SystemExit) as e:
-        main(["run", "no_such_op"])
-    assert "unknown operator" in str(e.value.code)
+        main(["run", "sigmoid_cross_entropy_with_logits_grad_v2", "--eps", "1"])
+    assert e.value.code == 2
+    assert "unrecognized arguments: --eps" in capsys.readouterr().err
+
+
+def test_trace_core_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "logit_grad", "--shape", "100", "--core", "3"]) == 2
+    assert capsys.readouterr().err == \
+        "ascsim trace: --core 3 is outside the launch's 1 core(s)\n"
 
 
 def test_console_script_entry_point() -> None:

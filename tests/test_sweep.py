@@ -4,18 +4,19 @@ and the table is written as CSV and as a picture."""
 from __future__ import annotations
 
 import csv
+import logging
 from pathlib import Path
 
 import pytest
 
+from ascsim.errors import UsageError
 from ascsim.sweep import sweep
 from ascsim.tuning import tiling_overrides
 from kernels_py.logit_grad import logit_grad
 
 
 def test_sweep_logit_grad_cores(tmp_path: Path) -> None:
-    table = sweep("logit_grad", (5, 8192), "float32", {"cores": [1, 2, 5, 6]}, workers=2,
-                  progress=False)
+    table = sweep("logit_grad", (5, 8192), "float32", {"cores": [1, 2, 5, 6]}, workers=2)
     rows = {r["cores"]: r for r in table.rows}
     assert list(rows) == [1, 2, 5, 6]
     assert table.defaults == {"cores": 5}
@@ -37,16 +38,40 @@ def test_sweep_logit_grad_cores(tmp_path: Path) -> None:
 
 
 def test_invalid_choice_is_a_failed_row_not_a_crash() -> None:
-    table = sweep("logit_grad", (100,), "float16", {"cores": [1, 4096]}, workers=1,
-                  progress=False)
+    table = sweep("logit_grad", (100,), "float16", {"cores": [1, 4096]}, workers=1)
     ok, bad = table.rows
     assert ok["error"] is None and ok["bit_exact"]
     assert "cores=4096" in bad["error"]
 
 
 def test_unknown_knob_is_rejected() -> None:
-    with pytest.raises(ValueError, match="no tiling knob tile"):
-        sweep("logit_grad", (100,), "float32", {"tile": [1]}, progress=False)
+    with pytest.raises(UsageError, match="no tiling knob tile"):
+        sweep("logit_grad", (100,), "float32", {"tile": [1]})
+
+
+def test_bad_requests_raise_usage_errors() -> None:
+    """Library code raises; it never exits the interpreter or prints."""
+    with pytest.raises(UsageError, match="unknown operator 'logit_grd'.*did you mean logit_grad"):
+        sweep("logit_grd", (100,), "float32", {"cores": [1]})
+    with pytest.raises(UsageError, match="bad --shape"):
+        sweep("logit_grad", "4,a", "float32", {"cores": [1]})
+    with pytest.raises(UsageError, match="logit_grad has no option reduction"):
+        sweep("logit_grad", (100,), "float32", {"cores": [1]}, options={"reduction": "sum"})
+    with pytest.raises(UsageError, match="no values to sweep for cores"):
+        sweep("logit_grad", (100,), "float32", {"cores": []})
+
+
+def test_progress_goes_to_the_callback_and_the_log(capsys: pytest.CaptureFixture[str],
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    calls: list[tuple[int, int]] = []
+    with caplog.at_level(logging.DEBUG, logger="ascsim.sweep"):
+        table = sweep("logit_grad", (100,), "float32", {"cores": [1, 2]}, workers=1,
+                      options={"eps": 0.25}, progress=lambda d, n, s: calls.append((d, n)))
+    assert calls == [(1, 2), (2, 2)]
+    assert [r.name for r in caplog.records] == ["ascsim.sweep", "ascsim.sweep"]
+    assert "combination 2/2" in caplog.records[-1].getMessage()
+    assert capsys.readouterr() == ("", "")  # nothing printed
+    assert all(r["bit_exact"] for r in table.rows)
 
 
 def test_overrides_change_the_launch_in_process() -> None:

@@ -1,6 +1,6 @@
 """tools/gen_data.py and tools/compare_data.py: the CANN-style workflow end to end (generate a
 case, run the kernel, compare), per-dtype tolerances against --bit-exact, the failure reports
-and exit statuses, the .bin format, and a user's own runner module."""
+and exit statuses, the .bin format, and a user's own operator."""
 
 from __future__ import annotations
 
@@ -167,32 +167,58 @@ def test_raw_files_mode(bf16_case: Path, capsys: pytest.CaptureFixture) -> None:
     assert code == 0 and "bfloat16[3, 100]" in out and "PASS" in out
 
 
-RUNNER = '''
+OPERATOR = '''
 import numpy as np
+import ascsim
 
-def add_arguments(parser):
-    parser.add_argument("--scale", type=float, default=2.0)
-
-def make_inputs(shape, dtype, rng, args):
+def make_inputs(shape, dtype, rng, options):
     return {"a": rng.uniform(-1, 1, shape).astype(dtype)}
 
-def model(inputs, args):
-    return (inputs["a"].astype(np.float32) * np.float32(args.scale)).astype(inputs["a"].dtype)
+def model(inputs, options):
+    return (inputs["a"].astype(np.float32) * np.float32(options["scale"])).astype(
+        inputs["a"].dtype)
+
+def run(inputs, options, **device):
+    raise NotImplementedError("the kernel is not written yet")
+
+OPERATOR = ascsim.Operator(name="my_scale", run=run, make_inputs=make_inputs, model=model,
+                           dtypes=("float16",), options=(ascsim.Option("scale", float, 2.0),))
 '''
 
 
-def test_a_users_runner_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                               capsys: pytest.CaptureFixture) -> None:
-    (tmp_path / "my_scale_runner.py").write_text(RUNNER)
+def test_a_users_operator_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "my_scale_op.py").write_text(OPERATOR)
     monkeypatch.syspath_prepend(str(tmp_path))
     case = tmp_path / "mine"
-    assert gen_data.main(["my_scale_runner", "--shape", "10", "--dtype", "float16",
-                          "--scale", "3", "--out", str(case)]) == 0
+    # the op's first dtype is the default; its option is on the command line
+    assert gen_data.main(["my_scale_op", "--shape", "10", "--scale", "3",
+                          "--out", str(case)]) == 0
     meta = load_meta(case)
     assert meta["params"] == {"scale": 3.0}
     a = read_inputs(case)["a"]
+    assert a.dtype == np.float16
     write_output(case, (a.astype(np.float32) * 3).astype(np.float16))
     code, out = compare(capsys, str(case), "--bit-exact")
     assert code == 0, out
-    with pytest.raises(SystemExit, match="neither an operator"):
-        gen_data.main(["no_such_runner_module", "--shape", "3", "--out", str(case)])
+
+
+def test_user_errors_are_one_line_and_status_2(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture) -> None:
+    for argv, message in (
+            (["no_such_operator_module", "--shape", "3"], "no_such_operator_module"),
+            (["logit_grad", "--shape", "3,x"], "bad --shape '3,x'"),
+            (["logit_grad", "--shape", "3", "--dtype", "int7"], "unknown --dtype 'int7'")):
+        assert gen_data.main([*argv, "--out", str(tmp_path / "case")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("gen_data: ") and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "case").exists()
+
+
+def test_a_users_operator_file_runs_on_ascsim(tmp_path: Path) -> None:
+    case = tmp_path / "silu"
+    r = tool("gen_data", str(ROOT / "tools/examples/silu_grad.py"), "--shape", "257",
+             "--dtype", "bf16", "--out", str(case), "--run")
+    assert r.returncode == 0, r.stderr
+    r = tool("compare_data", str(case), "--bit-exact")
+    assert r.returncode == 0 and "PASS: all 257 elements match" in r.stdout, r.stdout + r.stderr

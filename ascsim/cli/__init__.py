@@ -2,6 +2,10 @@
 `add_parser(subparsers)` and `main(args) -> int`; they are discovered at start-up, so adding a
 command means adding a module.
 
+Commands that run an operator call `_options.add_operator_argument(p)`; main() then loads the
+operator the arguments name (any form `ascsim.load_operator` takes) and adds its options before
+the real parse.
+
 This package is where ascsim prints and exits: the library raises (`ascsim.AscsimError`) and
 logs (`ascsim.kernel`: the kernels' printf output; `ascsim.sanitizer`: the sanitizer report).
 Here a user error becomes one line on stderr and exit status 2 (a traceback only with
@@ -20,6 +24,7 @@ import sys
 from collections.abc import Iterator
 
 from ..errors import AscsimError, SimulationError
+from ._options import attach_operator
 
 __all__ = ["main", "build_parser"]
 
@@ -37,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         if hasattr(module, "add_parser"):
             p = module.add_parser(sub)
             p.set_defaults(_main=module.main)
+    parser.set_defaults(_commands=sub.choices)  # name -> the command's parser (see _parse)
     return parser
 
 
@@ -65,28 +71,49 @@ def _log_to_stdout() -> Iterator[None]:
         logger.propagate = old_propagate
 
 
+def _command(parser: argparse.ArgumentParser, argv: list[str]
+             ) -> tuple[str | None, argparse.ArgumentParser | None, list[str]]:
+    """The command named in argv, its parser and its arguments (the top level takes flags
+    only, so the command is the first word that is not one)."""
+    commands: dict[str, argparse.ArgumentParser] = parser.get_default("_commands") or {}
+    for i, word in enumerate(argv):
+        if not word.startswith("-"):
+            return word, commands.get(word), argv[i + 1:]
+    return None, None, []
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    _, command, rest = _command(parser, argv)
+    if command is not None and command.get_default("_takes_operator"):
+        attach_operator(command, rest)  # the op's own options, before the real parse
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     if argv is None and hasattr(signal, "SIGPIPE"):
         # as a command: `ascsim ... | head` ends quietly, like other tools
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "_main", None):
-        parser.print_help()
-        return 2
+    name = _command(parser, argv)[0] or ""
+    debug = "--debug" in argv[:argv.index(name)] if name in argv else "--debug" in argv
     try:
+        args = _parse(parser, argv)
+        if not getattr(args, "_main", None):
+            parser.print_help()
+            return 2
         with _log_to_stdout():
             return int(args._main(args) or 0)
     except SimulationError as e:
-        if args.debug:
+        if debug:
             raise
-        print(f"ascsim {args.command}: {e}", file=sys.stderr)
+        print(f"ascsim {name}: {e}", file=sys.stderr)
         return 1
     except AscsimError as e:
-        if args.debug:
+        if debug:
             raise
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        print(f"ascsim {args.command}: {first}", file=sys.stderr)
+        print(f"ascsim {name}: {first}", file=sys.stderr)
         return 2
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .run import _add_op_options, add_common, run_and_report
+from .run import add_common, run_and_report
 
 
 def _window(text: str) -> tuple[float, float]:
@@ -40,7 +40,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="zoom the Gantt chart to this time range (us from launch)")
     p.add_argument("--cores", type=_cores, metavar="LIST",
                    help="cores to draw in the Gantt chart, e.g. 0-3,8")
-    _add_op_options(p)
     return p
 
 

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
 from ..compare import INF_DISTANCE, first_mismatch, ulp_distance
-from ..oprunner import get_runner, parse_dtype, parse_shape, runner_names
+from ..operator import Operator, parse_shape
+from ._options import add_operator_argument, option_values
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
     """Options every op-level command takes."""
-    p.add_argument("op", help=f"operator ({', '.join(runner_names())})")
+    add_operator_argument(p)
     p.add_argument("--shape", default="64,8192", help="comma-separated shape (default 64,8192)")
-    p.add_argument("--dtype", default="float32", help="float32 | float16 | bfloat16")
+    p.add_argument("--dtype", default=None,
+                   help="float32 | float16 | bfloat16 (default: the op's first dtype)")
     p.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
     p.add_argument("--profile", default=None, help="hardware profile name or TOML file")
     p.add_argument("--threads", type=int, default=1, help="host threads for the cores")
@@ -31,58 +34,46 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--sanitize", default="off", choices=("off", "check", "strict"))
     p.add_argument("--timeline", default=None, metavar="PNG",
                    help="also write a pipeline timeline picture")
-    _add_op_options(p)
     return p
 
 
-def _add_op_options(p: argparse.ArgumentParser) -> None:
-    seen: set[str] = set()
-    for name in runner_names():
-        group = p.add_argument_group(f"{name} options")
-        runner = get_runner(name)
-        probe = argparse.ArgumentParser(add_help=False)
-        runner.add_arguments(probe)
-        for action in probe._actions:
-            if action.dest in seen:
-                continue
-            seen.add(action.dest)
-            group._add_action(action)
-
-
-def prepare(args: argparse.Namespace):
-    runner = get_runner(args.op)
+def prepare(args: argparse.Namespace) -> tuple[Operator, tuple[int, ...], np.dtype,
+                                               dict[str, Any], dict[str, Any]]:
+    """(operator, shape, dtype, inputs, options) for the command's arguments."""
+    op: Operator = args.operator
     shape = parse_shape(args.shape)
-    dtype = parse_dtype(args.dtype)
-    inputs = runner.make_inputs(shape, dtype, np.random.default_rng(args.seed), args)
-    return runner, shape, dtype, inputs
+    dtype = op.dtype(args.dtype)
+    inputs, options = op.prepare(shape, dtype, args.seed, option_values(args, op))
+    return op, shape, dtype, inputs, options
 
 
-def run_and_report(args: argparse.Namespace, **device) -> tuple:
+def run_and_report(args: argparse.Namespace, **device: Any) -> tuple:
     """Run the op (once to warm the jit, once timed), print what the cores did and how the
     result compares with the op's numpy model. Returns (run, mismatch)."""
-    runner, shape, dtype, inputs = prepare(args)
-    runner.run(inputs, args, **device)  # compile and warm the numba kernels
+    op, shape, dtype, inputs, options = prepare(args)
+    op.run(inputs, options, **device)  # compile and warm the numba kernels
     start = time.perf_counter()
-    out, run = runner.run(inputs, args, **device)
+    out, run = op.run(inputs, options, **device)
     seconds = time.perf_counter() - start
-    expected = runner.model(inputs, args)
+    expected = op.model(inputs, options)
     d = ulp_distance(np.asarray(out), expected)
     worst = int(d.max()) if d.size else 0
     n = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    print(f"{args.op}: shape {list(shape)} {np.dtype(dtype).name}, {n} elements")
+    print(f"{op.name}: shape {list(shape)} {np.dtype(dtype).name}, {n} elements")
     if run is None:
         print("  empty input: nothing launched")
     else:
         print(f"  profile      {run.profile.name}")
         print(f"  cores        {run.block_dim} (block_dim)")
-        print(f"  tiles        {runner.tiles(inputs, args)}")
+        if op.tiles is not None:
+            print(f"  tiles        {op.tiles(inputs, options)}")
         print(f"  instructions {run.instruction_count} in total, per pipe: " + ", ".join(
             f"{k} {v}" for k, v in sorted(run.counts_by_pipe().items())))
         print(f"  simulated in {seconds:.3f} s ({n / max(seconds, 1e-9) / 1e6:.1f} M elements/s)")
     worst_text = "inf (NaN against a number)" if worst == INF_DISTANCE else str(worst)
     mismatch = first_mismatch(np.asarray(out), expected)
     print(f"  vs numpy model: max ULP difference {worst_text}" +
-          ("" if mismatch is None else f"; {mismatch}"))
+          (" (bit-exact)" if mismatch is None else f"; {mismatch}"))
     flat = np.asarray(out).reshape(-1)
     print(f"  output[:6]   {flat[:6].astype(np.float32).tolist()}")
     return run, mismatch

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import SimulationError
-from .run import _add_op_options, add_common, prepare
+from .run import add_common, prepare
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -19,25 +19,24 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="stop at the first error (raise) instead of collecting findings")
     p.add_argument("--warnings-as-errors", action="store_true",
                    help="exit 1 on warnings too")
-    _add_op_options(p)
     return p
 
 
 def main(args: argparse.Namespace) -> int:
-    runner, shape, dtype, inputs = prepare(args)
+    op, shape, dtype, inputs, options = prepare(args)
     mode = "strict" if args.strict else "check"
     try:
-        _, run = runner.run(inputs, args, profile=args.profile, sanitize=mode,
-                            threads=args.threads)
+        _, run = op.run(inputs, options, profile=args.profile, sanitize=mode,
+                        threads=args.threads)
     except SimulationError as e:
-        print(f"ascsim sanitize {args.op}: {e}")
+        print(f"ascsim sanitize {op.name}: {e}")
         return 1
     if run is None:
-        print(f"ascsim sanitize {args.op}: empty input, nothing launched")
+        print(f"ascsim sanitize {op.name}: empty input, nothing launched")
         return 0
     errors = sum(1 for f in run.findings if f.severity == "ERROR")
     warnings = len(run.findings) - errors
     failed = errors or (warnings and args.warnings_as_errors)
-    print(f"ascsim sanitize {args.op}: {errors} error(s), {warnings} warning(s) on "
+    print(f"ascsim sanitize {op.name}: {errors} error(s), {warnings} warning(s) on "
           f"{run.block_dim} core(s), {run.instruction_count} instructions")
     return 1 if failed else 0

@@ -1,13 +1,16 @@
-"""`ascsim sweep <op> --set knob=v1,v2 ...`: a tiling sweep on the timing model."""
+"""`ascsim sweep <op> --set knob=v1,v2 ...`: a tiling sweep on the timing model, with a progress
+bar on stderr when the output is a terminal."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
-from ..oprunner import get_runner, parse_dtype, parse_shape
-from ..sweep import sweep
-from ..tuning import knobs_of
-from .run import _add_op_options
+from ..errors import UsageError
+from ..operator import Operator
+from ..sweep import Progress, sweep
+from ._options import add_operator_argument, option_values
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -16,9 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                    "(tiling knobs of the op; 'profile' sweeps hardware "
                                    "profiles) in parallel worker processes, and tabulate the "
                                    "estimated time and pipe ratios per choice.")
-    p.add_argument("op")
+    add_operator_argument(p)
     p.add_argument("--shape", default="64,8192")
-    p.add_argument("--dtype", default="float32")
+    p.add_argument("--dtype", default=None, help="default: the op's first dtype")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--set", action="append", default=[], metavar="KNOB=V1,V2,...",
                    dest="settings", help="values of one knob (repeatable)")
@@ -26,30 +29,53 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="CSV", help="write the table")
     p.add_argument("--plot", metavar="PNG", help="write the chart")
     p.add_argument("--list", action="store_true", help="list the op's knobs and exit")
-    _add_op_options(p)
     return p
 
 
-def main(args: argparse.Namespace) -> int:
-    runner = get_runner(args.op)
-    knobs = knobs_of(runner.OP_TYPE)
-    if args.list or not args.settings:
-        print(f"{args.op} tiling knobs (use --set NAME=V1,V2,...; 'profile' sweeps profiles):")
-        for name, knob in knobs.items():
-            print(f"  {name:<12} {knob.doc}")
-        return 0 if args.list else 2
-    grid = {}
-    for text in args.settings:
+def _grid(op: Operator, settings: list[str]) -> dict[str, list[Any]]:
+    knobs = op.tiling_knobs()
+    grid: dict[str, list[Any]] = {}
+    for text in settings:
         name, _, values = text.partition("=")
         if not values:
-            raise SystemExit(f"ascsim: --set {text!r}: use NAME=V1,V2,...")
-        parse = str if name == "profile" else knobs[name].parse if name in knobs else str
-        grid[name] = [parse(v) for v in values.split(",")]
-    parser = argparse.ArgumentParser(add_help=False)
-    runner.add_arguments(parser)
-    op_args = {k: getattr(args, k) for k in vars(parser.parse_args([]))}
-    table = sweep(args.op, parse_shape(args.shape), parse_dtype(args.dtype).name, grid,
-                  op_args=op_args, seed=args.seed, workers=args.workers)
+            raise UsageError(f"--set {text!r}: use NAME=V1,V2,...")
+        parse = knobs[name].parse if name in knobs else str  # sweep() rejects unknown names
+        try:
+            grid[name] = [parse(v) for v in values.split(",")]
+        except ValueError as e:
+            raise UsageError(f"--set {text!r}: {e}") from None
+    return grid
+
+
+def _progress_bar() -> Progress | None:
+    """A bar redrawn on stderr, only when a person is watching (stdout and stderr are
+    terminals)."""
+    if not (sys.stdout.isatty() and sys.stderr.isatty()):
+        return None
+
+    def draw(done: int, total: int, seconds: float) -> None:
+        width = 30
+        filled = width * done // total
+        eta = seconds / done * (total - done)
+        end = "\n" if done == total else ""
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+                         f"combinations, {seconds:.0f} s, about {eta:.0f} s left {end}")
+        sys.stderr.flush()
+    return draw
+
+
+def main(args: argparse.Namespace) -> int:
+    op: Operator = args.operator
+    if args.list or not args.settings:
+        print(f"{op.name} tiling knobs (use --set NAME=V1,V2,...; 'profile' sweeps profiles):")
+        for name, knob in op.tiling_knobs().items():
+            print(f"  {name:<12} {knob.doc}")
+        return 0 if args.list else 2
+    # the workers load the op again from the text given (an Operator from a file pickles
+    # only by that route)
+    table = sweep(args.op, args.shape, args.dtype, _grid(op, args.settings),
+                  options=option_values(args, op), seed=args.seed, workers=args.workers,
+                  progress=_progress_bar())
     print(table)
     best = table.best()
     if best is not None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import UsageError
 from ..sanitizer.trace import capture, format_trace
-from .run import _add_op_options, add_common, prepare
+from .run import add_common, prepare
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -22,20 +23,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="show the first K elements of each operand (default K = 8)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="print at most N instructions")
-    _add_op_options(p)
     return p
 
 
 def main(args: argparse.Namespace) -> int:
-    runner, shape, dtype, inputs = prepare(args)
+    op, shape, dtype, inputs, options = prepare(args)
     with capture(args.core, args.values):
-        _, run = runner.run(inputs, args, profile=args.profile, threads=args.threads)
+        _, run = op.run(inputs, options, profile=args.profile, threads=args.threads)
     if run is None:
-        print(f"ascsim trace {args.op}: empty input, nothing launched")
+        print(f"ascsim trace {op.name}: empty input, nothing launched")
         return 0
     if not 0 <= args.core < run.block_dim:
-        print(f"ascsim trace {args.op}: --core {args.core} is outside the launch's "
-              f"{run.block_dim} core(s)")
-        return 2
+        raise UsageError(f"--core {args.core} is outside the launch's {run.block_dim} core(s)")
     print(format_trace(run.cores[args.core], args.limit))
     return 0

@@ -21,5 +21,6 @@ def _read_cores(run: Run) -> int:
     return int(run.tiling.needCoreNum)
 
 
-register_knob("LogitGrad", TilingKnob("cores", "needCoreNum: cores the tiles are split over",
-                                      _read_cores, _apply_cores))
+CORES = register_knob("LogitGrad", TilingKnob(
+    "cores", "needCoreNum: cores the tiles are split over", _read_cores, _apply_cores))
+KNOBS = (CORES,)  # the runner's Operator lists them

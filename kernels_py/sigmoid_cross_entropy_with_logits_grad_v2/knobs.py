@@ -83,9 +83,11 @@ def _read_cores(run: Run) -> int:
     return int(run.block_dim)
 
 
-register_knob(OP_TYPE, TilingKnob("buffer_num", "BUFFER_NUM: 1 single, 2 double buffering",
-                                  _read_buffer_num, _apply_buffer_num))
-register_knob(OP_TYPE, TilingKnob("tile", "tileDataNum: elements per tile", _read_tile,
-                                  _apply_tile))
-register_knob(OP_TYPE, TilingKnob("cores", "coreNum: cores the blocks are split over",
-                                  _read_cores, _apply_cores))
+BUFFER_NUM = register_knob(OP_TYPE, TilingKnob(
+    "buffer_num", "BUFFER_NUM: 1 single, 2 double buffering", _read_buffer_num,
+    _apply_buffer_num))
+TILE = register_knob(OP_TYPE, TilingKnob("tile", "tileDataNum: elements per tile", _read_tile,
+                                         _apply_tile))
+CORES = register_knob(OP_TYPE, TilingKnob("cores", "coreNum: cores the blocks are split over",
+                                          _read_cores, _apply_cores))
+KNOBS = (BUFFER_NUM, TILE, CORES)  # in the order they are applied; the runner's Operator lists them
