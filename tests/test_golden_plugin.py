@@ -8,13 +8,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from ascsim.testing import goldenstore
 from ascsim.testing.bitcompare import bit_mismatch, canonical_bits, describe, output_sha256
+from ascsim.testing.golden import GoldenSession
 from ascsim.testing.goldenstore import GoldenEntry, GoldenStore
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -122,6 +125,52 @@ def test_entry_roundtrip_keeps_the_exact_bits() -> None:
     e = GoldenEntry.from_array(a)
     assert e == GoldenEntry.from_json(json.loads(json.dumps(e.to_json())))
     np.testing.assert_array_equal(canonical_bits(e.stored_array()), canonical_bits(a))
+
+
+def test_exact_reference_is_checked_on_every_run(tmp_path: Path) -> None:
+    """exact_reference=True: the model must equal the output whether or not the output matches
+    the store, and --update-golden refuses to pin an output the model disagrees with."""
+    good = np.linspace(0, 1, 4096).astype(np.float32)
+    off = good.copy()
+    off[9] = np.float32(2)
+    calls: list[int] = []
+
+    def model(a: np.ndarray) -> Callable[[], np.ndarray]:
+        def ref() -> np.ndarray:
+            calls.append(1)
+            return a.copy()
+        return ref
+
+    update = GoldenSession(tmp_path, update=True)
+    with pytest.raises(pytest.fail.Exception, match=r"(?s)differs from its exact reference model: "
+                       r"1 of 4096 elements differ bit for bit; first at index \(9,\).*"
+                       r"not pinned"):
+        update.check("op", "c", good, reference=model(off), exact_reference=True)
+    assert "c" not in update.store("op").ids()
+    update.check("op", "c", good, reference=model(good), exact_reference=True)
+    update.write()
+
+    session = GoldenSession(tmp_path, update=False)
+    calls.clear()
+    session.check("op", "c", good, reference=model(good), exact_reference=True)
+    assert calls == [1]                     # evaluated although the store matched
+    session.check("op", "c", good, reference=model(off))
+    assert calls == [1]                     # the default: a reference only explains mismatches
+    # the output matches its store, the model does not: that fails now
+    with pytest.raises(pytest.fail.Exception,
+                       match=r"got 0\.0021978023 \(0x3b100901\), expected 2\.0"):
+        session.check("op", "c", good, reference=model(off), exact_reference=True)
+    assert calls == [1, 1]                  # once, although the report may use it twice
+    # both differ: both reports
+    with pytest.raises(pytest.fail.Exception) as info:
+        session.check("op", "c", off, reference=model(good), exact_reference=True)
+    assert "golden mismatch in op.json" in str(info.value)
+    assert "differs from its exact reference model" in str(info.value)
+    with pytest.raises(pytest.fail.Exception, match="model returned float16"):
+        session.check("op", "c", good, reference=model(good.astype(np.float16)),
+                      exact_reference=True)
+    with pytest.raises(ValueError, match="needs a reference"):
+        session.check("op", "c", good, exact_reference=True)
 
 
 PROJECT_TEST = '''

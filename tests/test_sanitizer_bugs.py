@@ -1,5 +1,6 @@
 """The bug corpus (tests/bugs/): every broken kernel is reported with the right kind, check,
-severity and kernel line, and strict mode raises the right SimulationError subclass."""
+severity and kernel line, its fixed twin is reported clean, and strict mode raises the right
+SimulationError subclass."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ def test_bug_is_found_at_its_line(name):
     mod = _module(name)
     run = mod.run("check")
     report = run.report()
+    assert mod.EXPECT, f"{name}: a corpus module expects at least one finding"
     for exp in mod.EXPECT:
+        assert exp.check, f"{name}: an empty check name would match any finding"
         where = exp.position(mod.__file__)
         hits = [f for f in run.findings if f.kind == exp.kind and exp.check in f.check
                 and f.severity == exp.severity and f.py == where]
@@ -54,13 +57,27 @@ def test_bug_is_found_at_its_line(name):
         assert not noisy, f"{name}: {runner.__name__} should be clean:\n{_describe(noisy)}"
 
 
+def test_every_bug_has_a_clean_twin_or_says_why():
+    missing = [n for n in MODULES
+               if not hasattr(_module(n), "run_fixed") and not getattr(_module(n), "NO_TWIN", "")]
+    assert not missing, f"corpus modules without run_fixed or a NO_TWIN reason: {missing}"
+
+
+@pytest.mark.parametrize("name", [n for n in MODULES if hasattr(_module(n), "run_fixed")])
+def test_fixed_twin_is_clean(name):
+    """The bug's kernel with the bug fixed: no finding of any kind or severity."""
+    run = _module(name).run_fixed("check")
+    assert not run.findings, f"{name}: the fixed twin should be clean:\n{_describe(run.findings)}"
+
+
 @pytest.mark.parametrize("name", [n for n in MODULES if getattr(_module(n), "STRICT", None)])
 def test_strict_mode_raises_the_right_error(name, capsys):
     mod = _module(name)
     cls = getattr(errors, mod.STRICT)
     with pytest.raises(cls) as info:
         mod.run("strict")
-    assert type(info.value) is cls or mod.STRICT == "SimulationError"
+    # exactly the declared class: pytest.raises alone would accept any subclass of it
+    assert type(info.value) is cls, f"{name}: raised {type(info.value).__name__}"
 
 
 def test_off_mode_raises_plain_faults_as_before():
@@ -70,5 +87,6 @@ def test_off_mode_raises_plain_faults_as_before():
 
 
 def test_off_mode_does_not_analyse():
-    run = _module("rc_missing_mte2_v").run("off")
-    assert run.findings == []
+    mod = _module("rc_missing_mte2_v")
+    assert mod.run("check").findings       # the contrast: there is a race to find
+    assert mod.run("off").findings == []

@@ -10,6 +10,12 @@ fails the test with a report on a mismatch: how many elements differ, the first 
 values and their ULP distance. `reference` is called only then, to rebuild the expected array of
 outputs the store keeps as hash + sample (see goldenstore).
 
+`golden.check(..., reference=model, exact_reference=True)` is for a reference that is a
+bit-exact model of the kernel: it is evaluated on every run and the test fails when the output
+differs from it, whether or not the output matches the store (a golden pinned from a wrong
+kernel would otherwise hide the disagreement until the next --update-golden); with
+--update-golden such an output is not pinned.
+
 `pytest --update-golden` pins every output checked in the session instead (writing the stores
 at the end of the session); `golden.prune(store, ids)` drops entries whose case no longer
 exists. `golden_dir` is an ini option (default `tests/golden`, relative to the rootdir).
@@ -24,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .bitcompare import bit_mismatch, format_mismatch
+from .bitcompare import bit_mismatch, dtype_name, format_mismatch
 from .goldenstore import GoldenStore, Reference
 
 __all__ = ["GoldenSession", "GoldenWarning", "golden"]
@@ -51,20 +57,31 @@ class GoldenSession:
         return self._stores[name]
 
     def check(self, store: str, case_id: str, output: np.ndarray,
-              reference: Reference | None = None) -> None:
+              reference: Reference | None = None, *, exact_reference: bool = False) -> None:
         """Pass if `output` is the pinned one, else fail the test with the mismatch report;
-        with --update-golden, pin it (warning when `reference` disagrees with it)."""
+        with --update-golden, pin it (warning when `reference` disagrees with it).
+        `exact_reference=True`: `reference` is evaluated on every run and must equal `output`
+        bit for bit too (with --update-golden, an output that does not is not pinned)."""
         s = self.store(store)
+        off_model = None
+        if exact_reference:
+            if reference is None:
+                raise ValueError("golden.check: exact_reference=True needs a reference")
+            expected = np.asarray(reference())
+            off_model = _off_reference(store, case_id, output, expected)
+            reference = expected.copy  # the model ran once: the reports reuse its output
         if self.update:
+            if off_model is not None:
+                pytest.fail(off_model + "\n  (not pinned)", pytrace=False)
             before = s.entries.get(case_id)
             s.record(case_id, output)
             if s.entries[case_id] != before:
                 self.updated.setdefault(store, set()).add(case_id)
                 self._warn_if_off_reference(store, case_id, output, reference)
             return
-        report = s.check(case_id, output, reference)
-        if report is not None:
-            pytest.fail(report, pytrace=False)
+        reports = [r for r in (s.check(case_id, output, reference), off_model) if r is not None]
+        if reports:
+            pytest.fail("\n".join(reports), pytrace=False)
 
     @staticmethod
     def _warn_if_off_reference(store: str, case_id: str, output: np.ndarray,
@@ -96,6 +113,19 @@ class GoldenSession:
                 s.save()
                 written.append(s.path)
         return written
+
+
+def _off_reference(store: str, case_id: str, output: np.ndarray,
+                   expected: np.ndarray) -> str | None:
+    """None when the exact reference equals the output bit for bit, else why not."""
+    output = np.asarray(output)
+    head = f"{store}.json, case {case_id!r}: the output differs from its exact reference model"
+    if expected.dtype != output.dtype or expected.shape != output.shape:
+        return (f"{head}: the model returned {dtype_name(expected.dtype)}"
+                f"{list(expected.shape)}, the output is {dtype_name(output.dtype)}"
+                f"{list(output.shape)}")
+    m = bit_mismatch(output, expected)
+    return None if m is None else f"{head}: {format_mismatch(m)}"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -6,6 +6,11 @@ comment `# BUG(tag)` in the module itself or as a unique snippet of another file
 shipped kernels' own lines show, e.g. a DataCopy reading past the end of a GM tensor).
 Optional: `STRICT` (the SimulationError subclass strict mode raises), `QUIET` (a list of
 (sanitize-mode runner, kinds) that must report nothing of those kinds).
+
+Every module also has a clean twin, `run_fixed(sanitize) -> Run`: the same kernel with the bug
+fixed (its fix lines say `# FIXED`), which must report nothing at all. That the bug is found
+and the twin is clean shows the finding is about the bug, not about the kernel around it.
+A module without a cheap twin says why in `NO_TWIN`.
 """
 
 from __future__ import annotations

@@ -20,3 +20,15 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    n = t.GetSize() - 192  # FIXED: a tile the buffer holds
+    ascendc_assert(n > 0, "tile of %d elements", n)
+    Duplicate(t, 0.0, n)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

@@ -31,3 +31,26 @@ def kernel(x, out):
 
 def run(sanitize="check"):
     return launch(kernel, f32(256), f32(256), outputs=(1,), sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    pipe = TPipe()
+    inQue = TQue[QuePosition.VECIN, 1]()
+    outQue = TQue[QuePosition.VECOUT, 1]()
+    pipe.InitBuffer(inQue, 1, 1024)
+    pipe.InitBuffer(outQue, 1, 1024)
+    a = inQue.AllocTensor[float]()
+    DataCopy(a, gm(x, float), 256)
+    inQue.EnQue(a)
+    a = inQue.DeQue[float]()
+    y = outQue.AllocTensor[float]()
+    Muls(y, a, 2.0, 256)  # FIXED: every element the store reads
+    outQue.EnQue(y)
+    inQue.FreeTensor(a)
+    y = outQue.DeQue[float]()
+    DataCopy(gm(out, float), y, 256)
+    outQue.FreeTensor(y)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(256), f32(256), outputs=(1,), sanitize=sanitize)

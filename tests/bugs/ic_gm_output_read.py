@@ -27,3 +27,22 @@ def kernel(x, out):
 
 def run(sanitize="check"):
     return launch(kernel, f32(256), f32(256), outputs=(1,), sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    pipe, buf = calc_buffer(4096)
+    t = buf.Get[float]()
+    acc = t[256]
+    outGm = gm(out, float)
+    DataCopy(t, gm(x, float), 256)
+    Duplicate(acc, 0.0, 256)  # FIXED: the accumulator starts at zero, not from the output
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Add(acc, acc, t, 256)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(outGm, acc, 256)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(256), f32(256), outputs=(1,), sanitize=sanitize)

@@ -45,3 +45,20 @@ def run(sanitize="check"):
     til = LogitGradTilingData(elementNum=N, eps=-1.0, needCoreNum=1)
     return ascsim.launch(aligned_store, 1, x, dy, dx, None, tiling=til, tiling_key=2,
                          sanitize=sanitize, outputs=(2,))
+
+
+@kernel_sync("manual")
+def shipped(x, dy, dx, workspace, tiling):
+    tilingData = GET_TILING_DATA(tiling)
+    op = KernelLogitGrad[float]()  # FIXED: the shipped CopyOut stores exactly calNum elements
+    op.Init(x, dy, dx, tilingData)
+    op.Process()
+
+
+def run_fixed(sanitize="check"):
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0.01, 0.99, N).astype(np.float32)
+    dy = rng.uniform(-1, 1, N).astype(np.float32)
+    til = LogitGradTilingData(elementNum=N, eps=-1.0, needCoreNum=1)
+    return ascsim.launch(shipped, 1, x, dy, np.empty(N, np.float32), None, tiling=til,
+                         tiling_key=2, sanitize=sanitize, outputs=(2,))

@@ -27,3 +27,21 @@ def kernel(x, out):
 
 def run(sanitize="check"):
     return launch(kernel, f32(8), f32(8), outputs=(1,), sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    params = DataCopyExtParams(1, 5 * sizeof(float), 0, 0, 0)
+    # FIXED: the 3 floats after the copied 5 are padding with a value, not dummy bytes
+    DataCopyPad(t, gm(x, float), params, DataCopyPadExtParams[float](True, 0, 3, 0.0))
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 2.0, 8)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(gm(out, float), t, 8)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(8), f32(8), outputs=(1,), sanitize=sanitize)

@@ -18,3 +18,14 @@ def kernel(x):
 
 def run(sanitize="check"):
     return launch(kernel, f32(64), sanitize=sanitize)
+
+
+def kernel_fixed(x):
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    xGm = gm(x, float)
+    DataCopy(t, xGm, DataCopyParams(8, 1, 0, 0))  # FIXED: 8 blocks of 32 bytes = the 64 floats
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(64), sanitize=sanitize)

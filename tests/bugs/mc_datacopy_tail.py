@@ -19,3 +19,14 @@ def kernel(x, y):
 
 def run(sanitize="check"):
     return launch(kernel, f32(5), f32(5), sanitize=sanitize)
+
+
+def kernel_fixed(x, y):
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    xGm = gm(x, float)
+    DataCopy(t, xGm, 8)  # FIXED: 32 bytes, a whole block
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(8), f32(8), sanitize=sanitize)

@@ -20,3 +20,16 @@ def kernel(x):
 
 def run(sanitize="check"):
     return launch(kernel, f32(10), sanitize=sanitize)
+
+
+def kernel_fixed(x):
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    xGm = gm(x, float)
+    params = DataCopyExtParams(1, 10 * sizeof(float), 0, 0, 0)
+    pad = DataCopyPadExtParams[float](True, 0, 6, 0.0)  # FIXED: 24 bytes to the 64-byte end
+    DataCopyPad(t, xGm, params, pad)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(10), sanitize=sanitize)

@@ -20,3 +20,15 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe, buf = calc_buffer(4096)
+    t = buf.Get[float]()
+    Duplicate(t, 1.0, 512)
+    PipeBarrier[PIPE_V]()
+    Adds(t[256], t, 1.0, 256)  # FIXED: dst and src do not overlap
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

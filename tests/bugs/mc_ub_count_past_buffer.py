@@ -23,3 +23,18 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe = TPipe()
+    small = TBuf[TPosition.VECCALC]()
+    other = TBuf[TPosition.VECCALC]()
+    pipe.InitBuffer(small, 256)
+    pipe.InitBuffer(other, 256)
+    t = small.Get[float]()
+    Duplicate(t, 1.0, 64)
+    Adds(t, t, 1.0, 64)  # FIXED: the 64 floats the buffer holds
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

@@ -20,3 +20,16 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe, buf = calc_buffer(4096)
+    ub = buf.Get[uint8_t]()
+    t = ub[32].ReinterpretCast[float]()  # FIXED: on a 32-byte block boundary
+    Duplicate(ub.ReinterpretCast[float](), 0.0, 512)
+    PipeBarrier[PIPE_V]()
+    Muls(t, t, 2.0, 64)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

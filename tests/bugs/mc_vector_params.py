@@ -25,3 +25,18 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe, buf = calc_buffer(65536)
+    t = buf.Get[float]()
+    Duplicate(t, 1.0, 16384)
+    PipeBarrier[PIPE_V]()
+    params = UnaryRepeatParams(1, 1, 8, 8)
+    Adds(t, t, 1.0, 64, 255, params)  # FIXED: at most 255 repeats
+    Adds(t, t, 1.0, 64, 2, params)  # FIXED: at most 64 floats per repeat
+    Adds(t, t, 1.0, 64, 2, UnaryRepeatParams(1, 1, 8, 8))  # FIXED: dstBlkStride 1
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

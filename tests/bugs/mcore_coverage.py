@@ -27,3 +27,24 @@ def kernel(x, out):
 
 def run(sanitize="check"):
     return launch(kernel, f32(N), f32(N), cores=4, outputs=(1,), sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    pipe, buf = calc_buffer(4096)
+    t = buf.Get[float]()
+    per_core = N // GetBlockNum() // 8 * 8
+    offset = GetBlockIdx() * per_core
+    mine = per_core
+    if GetBlockIdx() == GetBlockNum() - 1:
+        mine = N - offset  # FIXED: the last core takes the remainder
+    DataCopy(t, gm(x, float)[offset], mine)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 2.0, mine)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(gm(out, float)[offset], t, mine)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(N), f32(N), cores=4, outputs=(1,), sanitize=sanitize)

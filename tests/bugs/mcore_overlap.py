@@ -27,3 +27,21 @@ def kernel(x, out):
 def run(sanitize="check"):
     return launch(kernel, f32(4 * N_PER_CORE), f32(4 * N_PER_CORE), cores=4, outputs=(1,),
                   sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    pipe, buf = calc_buffer(4096)
+    t = buf.Get[float]()
+    offset = GetBlockIdx() * N_PER_CORE
+    DataCopy(t, gm(x, float)[offset], N_PER_CORE)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 2.0, N_PER_CORE)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(gm(out, float)[offset], t, N_PER_CORE)  # FIXED: each core its own slice
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(4 * N_PER_CORE), f32(4 * N_PER_CORE), cores=4,
+                  outputs=(1,), sanitize=sanitize)

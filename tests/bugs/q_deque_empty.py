@@ -45,3 +45,11 @@ def kernel(x, out):
 
 def run(sanitize="check"):
     return launch(kernel, f32(256), f32(256), sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    Kernel().Process(x, out, 256)  # FIXED: Compute enqueues the result before it is dequeued
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(256), f32(256), sanitize=sanitize)

@@ -21,3 +21,16 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe = TPipe()
+    que = TQue[QuePosition.VECCALC, 1]()
+    pipe.InitBuffer(que, 2, 1024)
+    t = que.AllocTensor[float]()
+    Duplicate(t, 0.0, 256)
+    que.FreeTensor(t)  # FIXED: once
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

@@ -19,3 +19,18 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe = TPipe()
+    que = TQue[QuePosition.VECOUT, 1]()
+    pipe.InitBuffer(que, 1, 1024)
+    t = que.AllocTensor[float]()
+    Duplicate(t, 0.0, 256)
+    que.EnQue(t)
+    t = que.DeQue[float]()  # FIXED: the consumer side
+    que.FreeTensor(t)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

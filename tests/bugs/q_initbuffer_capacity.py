@@ -23,3 +23,17 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe = TPipe()
+    first = TBuf[TPosition.VECCALC]()
+    second = TBuf[TPosition.VECCALC]()
+    pipe.InitBuffer(first, 131072)
+    pipe.InitBuffer(second, 32768)  # FIXED: 160 KB, below the library's temp area
+    t = second.Get[float]()
+    Duplicate(t, 1.0, 8192)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

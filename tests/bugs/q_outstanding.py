@@ -25,3 +25,17 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe = TPipe()
+    que = TQue[QuePosition.VECCALC, 1]()
+    pipe.InitBuffer(que, 6, 1024)
+    held = [que.AllocTensor[float]() for _ in range(4)]  # FIXED: at most four at once
+    for t in held:
+        Duplicate(t, 0.0, 256)
+        que.FreeTensor(t)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

@@ -22,3 +22,17 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe = TPipe()
+    que = TQue[QuePosition.VECCALC, 1]()
+    pipe.InitBuffer(que, 1, 1024)
+    t = que.AllocTensor[float]()
+    Duplicate(t, 0.0, 256)
+    Adds(t, t, 1.0, 256)  # FIXED: before the FreeTensor
+    que.FreeTensor(t)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

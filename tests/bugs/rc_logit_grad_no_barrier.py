@@ -46,3 +46,32 @@ def run(sanitize="check"):
     til = LogitGradTilingData(elementNum=n, eps=-1.0, needCoreNum=1)
     return ascsim.launch(no_barrier, 1, x, dy, np.empty_like(x), None, tiling=til,
                          tiling_key=2, sanitize=sanitize, outputs=(2,))
+
+
+class WithBarrier(KernelLogitGrad):
+    def Compute(self, calNum, setBase):
+        xFp32 = self.ub_[setBase].ReinterpretCast[float]()
+        tmp = self.ub_[SCRATCH_OFFSET].ReinterpretCast[float]()
+        Muls(tmp, xFp32, -1.0, calNum)
+        PipeBarrier[PIPE_V]()  # FIXED
+        Adds(tmp, tmp, 1.0, calNum)
+        PipeBarrier[PIPE_V]()
+        super().Compute(calNum, setBase)
+
+
+@kernel_sync("manual")
+def with_barrier(x, dy, dx, workspace, tiling):
+    tilingData = GET_TILING_DATA(tiling)
+    op = WithBarrier[float]()
+    op.Init(x, dy, dx, tilingData)
+    op.Process()
+
+
+def run_fixed(sanitize="check"):
+    n = 3 * 8192
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0.01, 0.99, n).astype(np.float32)
+    dy = rng.uniform(-1, 1, n).astype(np.float32)
+    til = LogitGradTilingData(elementNum=n, eps=-1.0, needCoreNum=1)
+    return ascsim.launch(with_barrier, 1, x, dy, np.empty_like(x), None, tiling=til,
+                         tiling_key=2, sanitize=sanitize, outputs=(2,))

@@ -22,3 +22,19 @@ def kernel(x, out):
 
 def run(sanitize="check"):
     return launch(kernel, f32(256), f32(256), outputs=(1,), sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    pipe, buf = calc_buffer(2048)
+    t = buf.Get[float]()
+    DataCopy(t, gm(x, float), 256)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)  # FIXED
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 2.0, 256)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(gm(out, float), t, 256)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(256), f32(256), outputs=(1,), sanitize=sanitize)

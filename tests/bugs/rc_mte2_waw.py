@@ -23,3 +23,19 @@ def kernel(x):
 
 def run(sanitize="check"):
     return launch(kernel, f32(512), sanitize=sanitize)
+
+
+def kernel_fixed(x):
+    pipe, buf = calc_buffer(4096)
+    t = buf.Get[float]()
+    xGm = gm(x, float)
+    DataCopy(t, xGm, 256)
+    PipeBarrier[PIPE_MTE2]()  # FIXED: the second copy lands after the first
+    DataCopy(t[128], xGm[256], 256)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 2.0, 384)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(512), sanitize=sanitize)

@@ -42,3 +42,21 @@ def run_auto(sanitize="check"):
 
 
 QUIET = [(run_auto, ("racecheck",))]
+
+
+@kernel_sync("manual")
+def kernel_fixed():
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    Duplicate(t, 0.0, 64)
+    PipeBarrier[PIPE_V]()
+    SetFlag[HardEvent.V_S](EVENT_ID0)
+    WaitFlag[HardEvent.V_S](EVENT_ID0)
+    t.SetValue(3, 7.0)
+    SetFlag[HardEvent.S_V](EVENT_ID0)  # FIXED: V reads after the scalar write
+    WaitFlag[HardEvent.S_V](EVENT_ID0)
+    Adds(t, t, 1.0, 64)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

@@ -21,3 +21,16 @@ def kernel(x):
 
 def run(sanitize="check"):
     return launch(kernel, f32(64), sanitize=sanitize)
+
+
+def kernel_fixed(x):
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    DataCopy(t, gm(x, float), 64)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)  # FIXED: the id that was set
+    Muls(t, t, 2.0, 64)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(64), sanitize=sanitize)

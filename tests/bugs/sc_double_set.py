@@ -22,3 +22,16 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    Duplicate(t, 1.0, 64)
+    Adds(t, t, 1.0, 64)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)  # FIXED: set once, after the last vector write
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

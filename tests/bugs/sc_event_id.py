@@ -22,3 +22,15 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    Duplicate(t, 1.0, 64)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID1)  # FIXED: an id in 0..5
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID1)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

@@ -21,3 +21,15 @@ def kernel():
 
 def run(sanitize="check"):
     return launch(kernel, sanitize=sanitize)
+
+
+def kernel_fixed():
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    Duplicate(t, 1.0, 64)
+    PipeBarrier[PIPE_V]()  # FIXED: same-pipe ordering is a barrier
+    Adds(t, t, 1.0, 64)
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, sanitize=sanitize)

@@ -24,3 +24,21 @@ def kernel(x, out):
 
 def run(sanitize="check"):
     return launch(kernel, f32(64), f32(64), outputs=(1,), sanitize=sanitize)
+
+
+def kernel_fixed(x, out):
+    pipe, buf = calc_buffer(1024)
+    t = buf.Get[float]()
+    DataCopy(t, gm(x, float), 64)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 2.0, 64)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(gm(out, float), t, 64)
+    SetFlag[HardEvent.MTE3_MTE2](EVENT_ID0)
+    WaitFlag[HardEvent.MTE3_MTE2](EVENT_ID0)  # FIXED: consumed before the kernel ends
+
+
+def run_fixed(sanitize="check"):
+    return launch(kernel_fixed, f32(64), f32(64), outputs=(1,), sanitize=sanitize)

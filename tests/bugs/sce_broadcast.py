@@ -29,3 +29,16 @@ def run(sanitize="check"):
     return ascsim.launch(entry, t.block_dim, x, y, dout, None, None, grad,
                          np.zeros(max(t.workspace, 1), np.uint8), tiling=t.data,
                          tiling_key=t.tiling_key, sanitize=sanitize, outputs=(5,))
+
+
+def run_fixed(sanitize="check"):
+    n = 4096
+    rng = np.random.default_rng(4)
+    x, y = (rng.uniform(-1, 1, n).astype(np.float32) for _ in range(2))
+    dout = np.ones(n, np.float32)  # FIXED: broadcast to N first, as the aclnn layer does
+    t = tiling_for((n,), np.float32, False, False, "mean")
+    grad = np.empty_like(x)
+    entry = kernel_entry("SigmoidCrossEntropyWithLogitsGradV2")
+    return ascsim.launch(entry, t.block_dim, x, y, dout, None, None, grad,
+                         np.zeros(max(t.workspace, 1), np.uint8), tiling=t.data,
+                         tiling_key=t.tiling_key, sanitize=sanitize, outputs=(5,))

@@ -54,3 +54,21 @@ def run(sanitize="check"):
     return ascsim.launch(public_split, t.block_dim, x, y, d, None, None, grad,
                          np.zeros(max(t.workspace, 1), np.uint8), tiling=t.data,
                          tiling_key=t.tiling_key, sanitize=sanitize, outputs=(5,))
+
+
+def shipped_split(predict, target, dout, weight, posWeight, gradient, workspace, tiling):
+    tilingData = GET_TILING_DATA(tiling)
+    op = Shipped[float, False, False]()  # FIXED: the last core cut back to N
+    op.Init(predict, target, dout, weight, posWeight, gradient, tilingData)
+    op.Process()
+
+
+def run_fixed(sanitize="check"):
+    n = 100
+    rng = np.random.default_rng(3)
+    x, y, d = (rng.uniform(-1, 1, n).astype(np.float32) for _ in range(3))
+    t = tiling_for((n,), np.float32, False, False, "none")
+    grad = np.empty_like(x)
+    return ascsim.launch(shipped_split, t.block_dim, x, y, d, None, None, grad,
+                         np.zeros(max(t.workspace, 1), np.uint8), tiling=t.data,
+                         tiling_key=t.tiling_key, sanitize=sanitize, outputs=(5,))
