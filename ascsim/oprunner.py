@@ -24,7 +24,6 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from .errors import AscsimError, UsageError
 from .operator import DTYPES, Operator, parse_dtype, parse_shape
