@@ -296,7 +296,7 @@ def _decode(dtype: DType, raw: np.ndarray) -> np.generic:
 # ---- GetValue / SetValue: scalar-pipe instructions -------------------------------------------
 
 _ANY_ELEMENT = tuple(Signature((t,)) for t in ALL_DTYPES)
-_ELEMENT_MEM, _ELEMENT_START, _ELEMENT_END = rec.HEADER + 1, rec.HEADER + 2, rec.HEADER + 3
+_, _ELEMENT_MEM, _ELEMENT_START, _ELEMENT_END = rec.access_fields(0, 0)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -63,7 +63,7 @@ _FILL_PIPE = {QuePosition.VECIN: PIPE_MTE2, QuePosition.VECOUT: PIPE_V,
 
 
 
-_BUF_START, _BUF_END = rec.HEADER + 2, rec.HEADER + 3  # the buffer access of a queue row
+_, _, _BUF_START, _BUF_END = rec.access_fields(0, 0)  # the buffer access of a queue row
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -60,8 +60,10 @@ __all__ = [
     "HEADER", "R", "W", "STRIDED",
     "row", "vector_row1", "vector_row2", "vector_row2p", "vector_row3", "select_row",
     "copy_row", "pad_row", "sync_row", "access_row",
-    "params_of", "accesses_of", "is_implicit", "gm_start", "copy_geometry", "repeat_geometry",
+    "params_of", "accesses_of", "gm_memory", "shifted_program_row", "is_implicit", "gm_start",
+    "copy_geometry", "repeat_geometry",
     "position_of", "program_row", "signed64",
+    "param_fields", "access_fields", "start_fields", "repeat_fields",
     "Access", "Record", "decode", "Columns",
 ]
 
@@ -177,6 +179,35 @@ def access_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count
     return (op, pipe, code, lasti, dtype, count, 0, mode, scalar, 0, flags, mem, start, end)
 
 
+# ---- field indices for numba work ---------------------------------------------------------------
+# Work functions read rows inside numba, where the readers below cannot run; they index rows
+# with module-level constants taken from these, so the layout is still only written here.
+
+def param_fields(nparam: int) -> tuple[int, ...]:
+    """Row indices of the params of a row with `nparam` params."""
+    return tuple(range(HEADER, HEADER + nparam))
+
+
+def access_fields(nparam: int, k: int) -> tuple[int, int, int, int]:
+    """Row indices of access k's (flags, memory, start, end) in a row with `nparam` params."""
+    i = HEADER + nparam + _ACCESS * k
+    return i, i + 1, i + 2, i + 3
+
+
+def start_fields(nparam: int, naccess: int) -> tuple[int, ...]:
+    """Row indices of the start of each of `naccess` accesses (`nparam` params)."""
+    return tuple(access_fields(nparam, k)[2] for k in range(naccess))
+
+
+def repeat_fields(noperand: int) -> tuple[int, int, tuple[int, ...], tuple[int, ...],
+                                          tuple[int, ...]]:
+    """(mask_lo, mask_hi, block strides, repeat strides, access starts) of a vector repeat-form
+    row of `noperand` operands."""
+    nparam = 2 + 2 * noperand
+    p = param_fields(nparam)
+    return (p[0], p[1], p[2:2 + noperand], p[2 + noperand:], start_fields(nparam, noperand))
+
+
 # ---- reading one row ---------------------------------------------------------------------------
 
 def params_of(rec: tuple) -> tuple[int, ...]:
@@ -187,6 +218,24 @@ def accesses_of(rec: tuple) -> list[tuple[int, int, int, int]]:
     """[(flags, memory, start, end)] in operand order."""
     base = HEADER + rec[NPARAM]
     return [rec[i:i + _ACCESS] for i in range(base, len(rec), _ACCESS)]
+
+
+def gm_memory(rec: tuple) -> int:
+    """The memory id of the GM buffer the row touches (0: none; a call touches at most one)."""
+    for i in range(HEADER + rec[NPARAM], len(rec), _ACCESS):
+        if rec[i + 1] != MEM_UB:
+            return rec[i + 1]
+    return 0
+
+
+def shifted_program_row(rec: tuple, shifts: list[int]) -> tuple[int, ...]:
+    """`program_row(rec)` with access k's start and end moved down by shifts[k] (the row as it
+    runs on memories extended below their first byte)."""
+    out = list(program_row(rec))
+    for k, i in enumerate(range(HEADER + rec[NPARAM], len(rec), _ACCESS)):
+        out[i + 2] -= shifts[k]
+        out[i + 3] -= shifts[k]
+    return tuple(out)
 
 
 def is_implicit(rec: tuple) -> bool:

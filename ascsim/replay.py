@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .core import MEM_UB, dummy_byte
-from .records import HEADER, NPARAM, OP, W, program_row
+from .records import OP, W, accesses_of, gm_memory, program_row, shifted_program_row
 from .registry import REGISTRY
 from .workcall import NO_GM
 
 if TYPE_CHECKING:
     from .profile import HardwareProfile
 
-__all__ = ["bind", "gm_memory", "execute", "replay", "run_clipped"]
+__all__ = ["bind", "execute", "replay", "run_clipped"]
 
 
 def bind(row: tuple, profile: HardwareProfile) -> tuple[Callable, tuple[int, int, int]] | None:
@@ -42,21 +42,10 @@ def bind(row: tuple, profile: HardwareProfile) -> tuple[Callable, tuple[int, int
     return work.entry(form, literals, len(row)), literals
 
 
-def gm_memory(row: tuple) -> int:
-    """The memory id of the GM buffer `row` touches (0: none; a call touches at most one)."""
-    for k in range(HEADER + row[NPARAM], len(row), 4):
-        if row[k + 1] != MEM_UB:
-            return row[k + 1]
-    return 0
-
-
 def _outside(row: tuple, ub_size: int, gm_size: int) -> bool:
     """Whether some access of `row` reaches past its memory (check mode runs such calls)."""
-    for k in range(HEADER + row[NPARAM], len(row), 4):
-        size = ub_size if row[k + 1] == MEM_UB else gm_size
-        if row[k + 2] < 0 or row[k + 3] > size:
-            return True
-    return False
+    return any(start < 0 or end > (ub_size if mem == MEM_UB else gm_size)
+               for _, mem, start, end in accesses_of(row))
 
 
 def execute(row: tuple, ub: np.ndarray, gm: Sequence[np.ndarray | None],
@@ -89,30 +78,23 @@ def run_clipped(ep: Callable, literals: tuple[int, int, int], ub: np.ndarray, gm
     through its work. Each memory is extended with dummy bytes to cover the row's ranges (the
     accesses' starts shifted to match); the missing source bytes read as the dummy pattern, and
     only the written bytes that lie inside the real memory go back to it."""
-    base = HEADER + row[NPARAM]
+    accesses = accesses_of(row)
     arrays = {"ub": ub, "gm": gm}
-    which = []  # per access: "ub" or "gm" (memory 0 is the UB)
+    which = ["ub" if mem == MEM_UB else "gm" for _, mem, _, _ in accesses]
     lo = {"ub": 0, "gm": 0}
     hi = {"ub": ub.size, "gm": gm.size}
-    for k in range(base, len(row), 4):
-        key = "ub" if row[k + 1] == MEM_UB else "gm"
-        which.append(key)
-        lo[key] = min(lo[key], row[k + 2])
-        hi[key] = max(hi[key], row[k + 3])
+    for key, (_, _, start, end) in zip(which, accesses, strict=True):
+        lo[key] = min(lo[key], start)
+        hi[key] = max(hi[key], end)
     ext = {}
     for key, data in arrays.items():
         buf = np.full(hi[key] - lo[key], dummy, np.uint8)
         buf[-lo[key]:-lo[key] + data.size] = data
         ext[key] = buf
-    shifted = list(program_row(row))
-    for j, k in enumerate(range(base, len(row), 4)):
-        shifted[k + 2] -= lo[which[j]]
-        shifted[k + 3] -= lo[which[j]]
-    ep(*literals, ext["ub"], ext["gm"], tuple(shifted))
-    for j, k in enumerate(range(base, len(row), 4)):
-        if row[k] & W:  # the written memory: its bytes inside go back
-            key = which[j]
+    ep(*literals, ext["ub"], ext["gm"], shifted_program_row(row, [lo[key] for key in which]))
+    for key, (flags, _, start, end) in zip(which, accesses, strict=True):
+        if flags & W:  # the written memory: its bytes inside go back
             data = arrays[key]
-            s, e = max(row[k + 2], 0), min(row[k + 3], data.size)
+            s, e = max(start, 0), min(end, data.size)
             if e > s:
                 data[s:e] = ext[key][s - lo[key]:e - lo[key]]

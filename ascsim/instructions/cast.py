@@ -20,7 +20,7 @@ from ..dtypes import DType, bfloat16_t, float, half, int32_t
 from ..errors import CastRuleError
 from ..faults import fault
 from ..memory import LocalTensor
-from ..records import COUNT, DTYPE, HEADER, MODE
+from ..records import COUNT, DTYPE, MODE, params_of, start_fields
 from ..registry import (
     AccessPattern,
     Cost,
@@ -110,7 +110,7 @@ def cast_loop(scode, dcode, saturate, dv, d, sv, s, n, mode):
 
 
 # Row layout: params (source dtype code,), then the dst and src accesses.
-_DST, _SRC = HEADER + 1 + 2, HEADER + 1 + 6
+_DST, _SRC = start_fields(1, 2)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -122,7 +122,7 @@ def cast_count(scode, dcode, saturate, ub, gm, row):
 def _bind(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
     """Literals: the source dtype (the row's param), the destination dtype and the profile's
     saturation."""
-    return "count", (row[HEADER], row[DTYPE], int(profile.saturation))
+    return "count", (params_of(row)[0], row[DTYPE], int(profile.saturation))
 
 
 _CAST = register(

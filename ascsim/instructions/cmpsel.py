@@ -28,7 +28,7 @@ from ..dtypes import float, half, int32_t
 from ..errors import ParameterError
 from ..faults import fault, note
 from ..memory import LocalTensor
-from ..records import COUNT, DTYPE, HEADER, MODE, SCALAR
+from ..records import COUNT, DTYPE, MODE, SCALAR, start_fields
 from ..registry import (
     AccessPattern,
     Cost,
@@ -94,8 +94,8 @@ def _ov_cmp(mode, x, y):
         return lambda mode, x, y: x != y
 
 
-# Row layout of both: no params; accesses from HEADER on.
-_A0, _A1, _A2, _A3, _A4 = (HEADER + 2 + 4 * k for k in range(5))
+# Row layout of both: no params, then the accesses; the starts of up to five of them.
+_A0, _A1, _A2, _A3, _A4 = start_fields(0, 5)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -180,9 +180,7 @@ def select_loop(mode, code, dummy, ub, v, d, m, a, b, bits, n, tmp):
             out[i] = x[i] if flags[i] else y[i]
 
 
-# Work on rows (records.py: no params, the accesses from HEADER on).
-_A0, _A1, _A2, _A3, _A4 = (HEADER + 2 + 4 * k for k in range(5))
-
+# Work on rows (the access starts _A0.._A4 above).
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def compare_count(mode, code, _c, ub, gm, row):

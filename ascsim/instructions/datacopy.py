@@ -27,7 +27,7 @@ from ..dtypes import ALL_DTYPES, DType
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..faults import abort, fault, note
 from ..memory import GlobalTensor, LocalTensor
-from ..records import DTYPE, HEADER, PIPE, REPEATS, STRIDED, W
+from ..records import DTYPE, PIPE, REPEATS, STRIDED, W, param_fields, start_fields
 from ..registry import (
     AccessPattern,
     Cost,
@@ -168,9 +168,9 @@ def copy_pad_loop(dummy, first_element, ub, doff, dpitch, gm, soff, spitch, nbyt
 
 # Work on rows (records.py): params (block_len, src_pitch, dst_pitch), then the dst and src
 # accesses; DataCopyPad GM->UB adds (left, right, padded, is_pad, pad_bits) to the params.
-_P = HEADER
-_D3, _S3 = HEADER + 3 + 2, HEADER + 3 + 6      # dst and src starts after three params
-_D8, _S8 = HEADER + 8 + 2, HEADER + 8 + 6      # ... after eight
+_P = param_fields(1)[0]                         # the params, in records.py's copy layouts
+_D3, _S3 = start_fields(3, 2)                   # dst and src starts after three params
+_D8, _S8 = start_fields(8, 2)                   # ... after eight
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

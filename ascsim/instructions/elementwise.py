@@ -33,7 +33,17 @@ from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t,
 from ..errors import ParameterError
 from ..faults import fault
 from ..memory import LocalTensor
-from ..records import COUNT, DTYPE, HEADER, NPARAM, REPEATS, SCALAR, STRIDED, W
+from ..records import (
+    COUNT,
+    DTYPE,
+    NPARAM,
+    REPEATS,
+    SCALAR,
+    STRIDED,
+    W,
+    repeat_fields,
+    start_fields,
+)
 from ..registry import (
     AccessPattern,
     Cost,
@@ -221,8 +231,8 @@ def _ov_apply2(op, x, y):
 
 # ---- count form: elements [0, n) of each operand ---------------------------------------------
 # The loops take their operands unpacked (the front ends call them: a numba call pays for every
-# argument it unboxes); the work functions decode a record row (records.py: no params, the
-# accesses from HEADER on) and call the same loops.
+# argument it unboxes); the work functions decode a record row (records.py: no params, then the
+# accesses) and call the same loops.
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary_loop(op, code, v, d, s, n):
@@ -265,7 +275,7 @@ def fill_loop(code, v, d, n, bits):
         out[i] = bits
 
 
-_A0, _A1, _A2 = HEADER + 2, HEADER + 6, HEADER + 10  # start of access 0, 1, 2
+_A0, _A1, _A2 = start_fields(0, 3)  # count form: no params; the start of access 0, 1, 2
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -293,6 +303,9 @@ def fill_count(code, _b, _c, ub, gm, row):
 
 # ---- work: repeat form, repeats x 8 DataBlocks at strides, per-element mask --------------------
 # Row layout: params (mask_lo, mask_hi, blk per operand, rep per operand), then the accesses.
+_LO, _HI, (_B1,), (_R1,), (_S1,) = repeat_fields(1)                          # Duplicate
+_, _, (_B2D, _B2A), (_R2D, _R2A), (_S2D, _S2A) = repeat_fields(2)            # unary, scalar
+_, _, (_B3D, _B3A, _B3B), (_R3D, _R3A, _R3B), (_S3D, _S3A, _S3B) = repeat_fields(3)  # binary
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary_repeat(op, code, _c, ub, gm, row):
@@ -300,10 +313,10 @@ def unary_repeat(op, code, _c, ub, gm, row):
     literally(code)
     v = view(code, ub)
     epb = 32 >> shift(code)
-    lo, hi = row[HEADER], row[HEADER + 1]
-    dblk, ablk, drep, arep = row[HEADER + 2], row[HEADER + 3], row[HEADER + 4], row[HEADER + 5]
-    doff = row[HEADER + 8] >> shift(code)
-    aoff = row[HEADER + 12] >> shift(code)
+    lo, hi = row[_LO], row[_HI]
+    dblk, ablk, drep, arep = row[_B2D], row[_B2A], row[_R2D], row[_R2A]
+    doff = row[_S2D] >> shift(code)
+    aoff = row[_S2A] >> shift(code)
     per_repeat = 8 * epb
     out = np.empty(per_repeat, dtype=v.dtype)
     for r in range(row[REPEATS]):
@@ -323,10 +336,10 @@ def scalar_repeat(op, code, _c, ub, gm, row):
     literally(code)
     v = view(code, ub)
     epb = 32 >> shift(code)
-    lo, hi = row[HEADER], row[HEADER + 1]
-    dblk, ablk, drep, arep = row[HEADER + 2], row[HEADER + 3], row[HEADER + 4], row[HEADER + 5]
-    doff = row[HEADER + 8] >> shift(code)
-    aoff = row[HEADER + 12] >> shift(code)
+    lo, hi = row[_LO], row[_HI]
+    dblk, ablk, drep, arep = row[_B2D], row[_B2A], row[_R2D], row[_R2A]
+    doff = row[_S2D] >> shift(code)
+    aoff = row[_S2A] >> shift(code)
     c = scalar(code, row[SCALAR])
     per_repeat = 8 * epb
     out = np.empty(per_repeat, dtype=v.dtype)
@@ -346,12 +359,12 @@ def binary_repeat(op, code, _c, ub, gm, row):
     literally(code)
     v = view(code, ub)
     epb = 32 >> shift(code)
-    lo, hi = row[HEADER], row[HEADER + 1]
-    dblk, ablk, bblk = row[HEADER + 2], row[HEADER + 3], row[HEADER + 4]
-    drep, arep, brep = row[HEADER + 5], row[HEADER + 6], row[HEADER + 7]
-    doff = row[HEADER + 10] >> shift(code)
-    aoff = row[HEADER + 14] >> shift(code)
-    boff = row[HEADER + 18] >> shift(code)
+    lo, hi = row[_LO], row[_HI]
+    dblk, ablk, bblk = row[_B3D], row[_B3A], row[_B3B]
+    drep, arep, brep = row[_R3D], row[_R3A], row[_R3B]
+    doff = row[_S3D] >> shift(code)
+    aoff = row[_S3A] >> shift(code)
+    boff = row[_S3B] >> shift(code)
     per_repeat = 8 * epb
     out = np.empty(per_repeat, dtype=v.dtype)
     for r in range(row[REPEATS]):
@@ -370,9 +383,9 @@ def fill_repeat(code, _b, _c, ub, gm, row):
     literally(code)
     v = uview(code, ub)
     epb = 32 >> shift(code)
-    lo, hi = row[HEADER], row[HEADER + 1]
-    blk, rep = row[HEADER + 2], row[HEADER + 3]
-    doff = row[HEADER + 6] >> shift(code)
+    lo, hi = row[_LO], row[_HI]
+    blk, rep = row[_B1], row[_R1]
+    doff = row[_S1] >> shift(code)
     bits = row[SCALAR]
     for r in range(row[REPEATS]):
         base = doff + r * rep * epb
