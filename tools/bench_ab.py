@@ -1,0 +1,93 @@
+"""Before/after: one benchmark script run on two source trees, alternately, in one session.
+
+    git worktree add ../base HEAD~3           # the tree before the change
+    python tools/bench_ab.py ../base . tools/bench_calls.py --rounds 5 -- --repeat 3
+
+runs `python SCRIPT ARGS` with the current directory and PYTHONPATH set to tree A, then to tree
+B, `--rounds` times (A B, B A, A B, ...: alternating the order so that a trend in the machine's
+load does not favour one side), and prints every number the script printed as the median over
+rounds for A and for B and the ratio B/A. Lines are matched by their text with the numbers
+taken out, so the script's own table is the report's table. Machines are shared and noisy: a
+ratio within the spread of the rounds (shown as min..max) is no difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def run_once(tree: Path, script: str, args: list[str]) -> str:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    r = subprocess.run([sys.executable, script, *args], cwd=tree, env=env, capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"bench_ab: {script} failed in {tree}:\n{r.stderr.strip()}")
+    return r.stdout
+
+
+def numbers_by_line(text: str) -> dict[str, list[float]]:
+    """{line with its numbers replaced by '#': the numbers}, for lines holding a number."""
+    table: dict[str, list[float]] = {}
+    for line in text.splitlines():
+        values = [float(v) for v in NUMBER.findall(line)]
+        if values:
+            table[NUMBER.sub("#", line.rstrip())] = values
+    return table
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("a", type=Path, help="tree A (before)")
+    p.add_argument("b", type=Path, help="tree B (after)")
+    p.add_argument("script", help="the benchmark, relative to each tree (tools/bench_calls.py)")
+    p.add_argument("--rounds", type=int, default=3)
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    ns = p.parse_args(argv[:cut])
+    ns.args = argv[cut + 1:]  # the script's own arguments, after --
+    trees = {"A": ns.a.resolve(), "B": ns.b.resolve()}
+    for tree in trees.values():
+        if not (tree / ns.script).is_file():
+            p.error(f"{tree / ns.script} does not exist")
+    for tree in trees.values():  # warm numba's caches of both trees outside the rounds
+        run_once(tree, ns.script, ns.args)
+    runs: dict[str, list[dict[str, list[float]]]] = {"A": [], "B": []}
+    order: list[str] = []
+    for i in range(ns.rounds):
+        for side in ("AB" if i % 2 == 0 else "BA"):
+            table = numbers_by_line(run_once(trees[side], ns.script, ns.args))
+            runs[side].append(table)
+            order += [k for k in table if k not in order]
+        print(f"round {i + 1}/{ns.rounds} done", file=sys.stderr)
+    print(f"A = {trees['A']}\nB = {trees['B']}\n{ns.script} {' '.join(ns.args)}, "
+          f"{ns.rounds} rounds; each number: median A -> median B (B/A, min..max of B/A)")
+    for line in order:
+        cols = []
+        width = min(len(t.get(line, [])) for side in runs.values() for t in side)
+        for k in range(width):
+            a = [t[line][k] for t in runs["A"]]
+            b = [t[line][k] for t in runs["B"]]
+            if len(set(a + b)) == 1:
+                continue  # a constant of the line (a size, a core count), not a measurement
+            ma, mb = statistics.median(a), statistics.median(b)
+            ratios = [y / x for x, y in zip(a, b, strict=True) if x]
+            spread = f"{min(ratios):.2f}..{max(ratios):.2f}" if ratios else "-"
+            ratio = f"{mb / ma:.2f}" if ma else "-"
+            cols.append(f"{ma:g} -> {mb:g} ({ratio}, {spread})")
+        if cols:
+            label = line.replace("#", "").strip() or "(numbers)"
+            print(f"{label[:40]:40s} " + " | ".join(cols))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
