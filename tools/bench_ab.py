@@ -33,14 +33,26 @@ def run_once(tree: Path, script: str, args: list[str]) -> str:
     return r.stdout
 
 
-def numbers_by_line(text: str) -> dict[str, list[float]]:
-    """{line with its numbers replaced by '#': the numbers}, for lines holding a number."""
-    table: dict[str, list[float]] = {}
-    for line in text.splitlines():
+Line = tuple[int, str]  # (line number, the line with its numbers as '#' and spaces squeezed)
+
+
+def numbers_by_line(text: str) -> dict[Line, tuple[str, list[float]]]:
+    """{line key: (the line, its numbers)} for the lines of `text` holding a number. Keys
+    include the line number: "float32 2^24" and "float16 2^22" must stay two lines."""
+    table: dict[Line, tuple[str, list[float]]] = {}
+    for i, line in enumerate(text.splitlines()):
         values = [float(v) for v in NUMBER.findall(line)]
         if values:
-            table[NUMBER.sub("#", line.rstrip())] = values
+            table[(i, " ".join(NUMBER.sub("#", line).split()))] = (line, values)
     return table
+
+
+def label_of(line: str, measured: set[int]) -> str:
+    """`line` up to its first measured number, the constants (sizes, counts) kept."""
+    for k, m in enumerate(NUMBER.finditer(line)):
+        if k in measured:
+            return " ".join(line[:m.start()].split()) or "(numbers)"
+    return " ".join(line.split())
 
 
 def main() -> int:
@@ -60,8 +72,8 @@ def main() -> int:
             p.error(f"{tree / ns.script} does not exist")
     for tree in trees.values():  # warm numba's caches of both trees outside the rounds
         run_once(tree, ns.script, ns.args)
-    runs: dict[str, list[dict[str, list[float]]]] = {"A": [], "B": []}
-    order: list[str] = []
+    runs: dict[str, list[dict[Line, tuple[str, list[float]]]]] = {"A": [], "B": []}
+    order: list[Line] = []
     for i in range(ns.rounds):
         for side in ("AB" if i % 2 == 0 else "BA"):
             table = numbers_by_line(run_once(trees[side], ns.script, ns.args))
@@ -70,22 +82,26 @@ def main() -> int:
         print(f"round {i + 1}/{ns.rounds} done", file=sys.stderr)
     print(f"A = {trees['A']}\nB = {trees['B']}\n{ns.script} {' '.join(ns.args)}, "
           f"{ns.rounds} rounds; each number: median A -> median B (B/A, min..max of B/A)")
-    for line in order:
-        cols = []
-        width = min(len(t.get(line, [])) for side in runs.values() for t in side)
+    for key in order:
+        rows = [t.get(key) for side in runs.values() for t in side]
+        if any(r is None for r in rows):
+            print(f"{key[1][:40]:40s} (not printed by every run)")
+            continue
+        width = min(len(values) for _, values in rows)
+        cols, measured = [], set()
         for k in range(width):
-            a = [t[line][k] for t in runs["A"]]
-            b = [t[line][k] for t in runs["B"]]
+            a = [t[key][1][k] for t in runs["A"]]
+            b = [t[key][1][k] for t in runs["B"]]
             if len(set(a + b)) == 1:
                 continue  # a constant of the line (a size, a core count), not a measurement
+            measured.add(k)
             ma, mb = statistics.median(a), statistics.median(b)
             ratios = [y / x for x, y in zip(a, b, strict=True) if x]
             spread = f"{min(ratios):.2f}..{max(ratios):.2f}" if ratios else "-"
             ratio = f"{mb / ma:.2f}" if ma else "-"
             cols.append(f"{ma:g} -> {mb:g} ({ratio}, {spread})")
         if cols:
-            label = line.replace("#", "").strip() or "(numbers)"
-            print(f"{label[:40]:40s} " + " | ".join(cols))
+            print(f"{label_of(rows[0][0], measured)[:40]:40s} " + " | ".join(cols))
     return 0
 
 
