@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import records
 from ..core import PIPE_ALL, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V
 from ..dtypes import ALL_DTYPES, BY_CODE
 from ..errors import ProfileError
 from ..profile import CostParams, HardwareProfile
+from ..records import MODE, Columns, copy_gm_starts, gm_starts
 from ..registry import REGISTRY, AccessPattern, CostKind
 
 __all__ = ["K_OP", "K_COPY", "K_SET", "K_WAIT", "K_BAR", "K_BAR_ALL", "K_SCALAR", "KIND_NAMES",
@@ -90,19 +90,20 @@ def cost_tables(cost: CostParams) -> CostTables:
     return CostTables(kind, startup, per_repeat, own, gm_scalar)
 
 
-def copy_factor(cost: CostParams, burst_bytes: float, gm_offset: int) -> tuple[float, int]:
-    """(bandwidth cost factor, penalty bits) of a GM copy: the small-transfer penalty falls
-    linearly from `small_transfer_penalty` at 0 bytes to 1 at `small_transfer_bytes`; a GM
-    address off the `align_bytes` grid divides the bandwidth by `unaligned_bandwidth_factor`."""
-    factor, bits = 1.0, 0
+def copy_factor(cost: CostParams, burst_bytes: np.ndarray, gm_offset: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(bandwidth cost factors, penalty bits) of GM copies, elementwise over arrays of burst
+    sizes and GM start offsets: the small-transfer penalty falls linearly from
+    `small_transfer_penalty` at 0 bytes to 1 at `small_transfer_bytes`; a GM address off the
+    `align_bytes` grid divides the bandwidth by `unaligned_bandwidth_factor`."""
     small = cost.small_transfer_bytes
-    if burst_bytes < small:
-        factor += (cost.small_transfer_penalty - 1.0) * (1.0 - burst_bytes / small)
-        bits |= PEN_SMALL
-    if gm_offset % cost.gm_align_bytes:
-        factor /= cost.unaligned_bandwidth_factor
-        bits |= PEN_UNALIGNED
-    return factor, bits
+    is_small = burst_bytes < small
+    factor = np.where(is_small, 1.0 + (cost.small_transfer_penalty - 1.0)
+                      * (1.0 - burst_bytes / small), 1.0)
+    unaligned = gm_offset % cost.gm_align_bytes != 0
+    factor = np.where(unaligned, factor / cost.unaligned_bandwidth_factor, factor)
+    bits = np.where(is_small, PEN_SMALL, 0) | np.where(unaligned, PEN_UNALIGNED, 0)
+    return factor, bits.astype(np.uint8)
 
 
 @dataclass
@@ -125,7 +126,7 @@ def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = 
                ) -> CoreCosts:
     """Cost every record of one core (see the module docstring)."""
     tables = tables or cost_tables(cost)
-    cols = records.Columns(rows)
+    cols = Columns(rows)
     m = cols.size
     iid = cols.op
     pipe = cols.pipe.astype(np.int8)
@@ -158,27 +159,31 @@ def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = 
     fixed[is_set] = cost.set_flag_cycles
     fixed[is_wait] = cost.wait_flag_cycles
     sync = np.flatnonzero(is_set | is_wait)
-    flag[sync] = [rows[i][records.MODE] for i in sync.tolist()]
+    flag[sync] = [rows[i][MODE] for i in sync.tolist()]
 
     scalar = kind == K_SCALAR
     fixed[scalar] = cost.scalar_op_cycles
-    gm_scalar = 0
-    for i in np.flatnonzero(scalar & tables.gm_scalar[iid]).tolist():
-        if records.gm_start(rows[i]) >= 0:  # GM goes through the DCache
-            fixed[i] = cost.scalar_gm_access_cycles
-            gm_scalar += 1
+    element = np.flatnonzero(scalar & tables.gm_scalar[iid])
+    on_gm = element[np.asarray(gm_starts(rows, element.tolist()), np.int64) >= 0]
+    fixed[on_gm] = cost.scalar_gm_access_cycles  # GM goes through the DCache
+    gm_scalar = int(on_gm.size)
 
-    for i in np.flatnonzero(kind == K_COPY).tolist():
-        size = int(count[i]) * int(_DTYPE_SIZE[dt[i]])
-        p = int(pipe[i])
-        if p != PIPE_MTE2 and p != PIPE_MTE3:
-            raise RuntimeError(f"record {i}: a GM copy on pipe {p}, not MTE2 or MTE3")
-        blocks = int(repeats[i])
-        factor, bits = copy_factor(cost, size / blocks if blocks else 0.0,
-                                   records.gm_start(rows[i]))
-        nbytes[i] = size
-        work[i] = size * factor
-        penalty[i] = bits
-        fixed[i] = (cost.mte2 if p == PIPE_MTE2 else cost.mte3).latency_cycles
+    copies = np.flatnonzero(kind == K_COPY)
+    if copies.size:
+        p = pipe[copies]
+        wrong = np.flatnonzero((p != PIPE_MTE2) & (p != PIPE_MTE3))
+        if wrong.size:
+            i = int(copies[wrong[0]])
+            raise RuntimeError(f"record {i}: a GM copy on pipe {pipe[i]}, not MTE2 or MTE3")
+        size = count[copies] * _DTYPE_SIZE[dt[copies]]
+        blocks = repeats[copies]
+        burst = np.where(blocks > 0, size / np.maximum(blocks, 1), 0.0)
+        gm_offset = np.asarray(copy_gm_starts(rows, copies.tolist()), np.int64)
+        factor, bits = copy_factor(cost, burst, gm_offset)
+        nbytes[copies] = size
+        work[copies] = size * factor
+        penalty[copies] = bits
+        fixed[copies] = np.where(p == PIPE_MTE2, cost.mte2.latency_cycles,
+                                 cost.mte3.latency_cycles)
     return CoreCosts(iid, kind.astype(np.int8), pipe, fixed, work, flag, nbytes, penalty,
                      default_costed, gm_scalar)
