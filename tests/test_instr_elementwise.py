@@ -213,6 +213,10 @@ def exact_value(name: str, *xs: float) -> float | mpmath.mpf:
             if x == 0:
                 return x                         # sqrt(-0) = -0
             return nan if x < 0 else inf if x == inf else mpmath.sqrt(mpmath.mpf(x))
+        if name == "Rsqrt":
+            if x == 0:
+                return math.copysign(inf, x)     # rsqrt(-0) = -Inf (IEEE 754 rSqrt)
+            return nan if x < 0 else 0.0 if x == inf else 1 / mpmath.sqrt(mpmath.mpf(x))
         if name == "Exp":
             if math.isinf(x):
                 return inf if x > 0 else 0.0
@@ -284,8 +288,8 @@ def _correctly_rounded(name: str) -> Callable[..., np.ndarray]:
 
 
 def _transcendental(name: str) -> Callable[..., np.ndarray]:
-    """Exp / Ln: float32 correctly rounded but at LN_F32_DOUBLE_ROUNDED; half the documented
-    mechanism, the correctly rounded float32 rounded to nearest-even half by numpy."""
+    """Exp / Ln / Rsqrt: float32 correctly rounded but at LN_F32_DOUBLE_ROUNDED; half the
+    documented mechanism, the correctly rounded float32 rounded to nearest-even half by numpy."""
     def one(dt: np.dtype, x: float) -> float:
         if dt == F16:
             with np.errstate(over="ignore"):
@@ -331,6 +335,9 @@ SPECS = {s.name: s for s in (
     Spec("Sqrt", "unary", _correctly_rounded("Sqrt"), FLOATS),
     Spec("Reciprocal", "unary", _correctly_rounded("Reciprocal"), FLOATS),
     Spec("Not", "unary", np.invert, LOGIC),
+    Spec("Relu", "unary", lambda x: MAX(x, np.zeros_like(x)), (half, f32, int32_t)),
+    Spec("Rsqrt", "unary", _transcendental("Rsqrt"), FLOATS, "ln"),
+    Spec("LeakyRelu", "scalar", _float_exact(lambda x, a: np.where(x >= 0, x, x * a)), FLOATS),
     Spec("Adds", "scalar", _float_exact(np.add), ARITH),
     Spec("Muls", "scalar", _float_exact(np.multiply), ARITH),
     Spec("Maxs", "scalar", MAX, ARITH),
@@ -395,7 +402,8 @@ def _ids(case: tuple[str, DType]) -> str:
 @pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 @pytest.mark.instruction("Exp", "Ln", "Abs", "Sqrt", "Reciprocal", "Not", "Adds", "Muls", "Maxs",
-                         "Mins", "Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or")
+                         "Mins", "Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or", "Relu",
+                         "Rsqrt", "LeakyRelu")
 def test_count_form(case: tuple[str, DType], count: int) -> None:
     name, dtype = case
     spec = SPECS[name]
@@ -429,12 +437,12 @@ def run_unary(name: str, dtype: DType, x: np.ndarray) -> np.ndarray:
 EVERY_HALF = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(F16)
 
 
-@pytest.mark.instruction("Exp", "Ln", "Sqrt", "Reciprocal")
-@pytest.mark.parametrize("name", ["Exp", "Ln", "Sqrt", "Reciprocal"])
+@pytest.mark.instruction("Exp", "Ln", "Sqrt", "Reciprocal", "Rsqrt")
+@pytest.mark.parametrize("name", ["Exp", "Ln", "Sqrt", "Reciprocal", "Rsqrt"])
 def test_every_half_input(name: str) -> None:
     """All 65536 half bit patterns (NaNs, +-Inf, +-0, subnormals, the overflow and underflow
     edges). Sqrt and Reciprocal: the correctly rounded half (so widening to fp32 and rounding
-    back is innocuous for them). Exp and Ln: the documented mechanism, the correctly rounded
+    back is innocuous for them). Exp, Ln and Rsqrt: the documented mechanism, the correctly rounded
     float32 rounded to half; it differs from the correctly rounded half exactly at
     HALF_VIA_FLOAT32, where ascsim must follow the mechanism."""
     got = run_unary(name, half, EVERY_HALF)
@@ -526,6 +534,43 @@ def test_ln_float32_double_rounding() -> None:
             f64 = mpmath.mpf(math.log(float(xi)))
             lo, hi = sorted(float(np.uint32(v).view(F32)) for v in (int(g), int(cr)))
             assert f64 == (mpmath.mpf(lo) + mpmath.mpf(hi)) / 2
+
+
+RSQRT_F32_EDGES = [
+    (0x00000001, lambda r: r == 2.0 ** 74.5 or abs(r / 2.0 ** 74.5 - 1) < 2 ** -23,
+     "rsqrt(smallest subnormal) = 2**74.5, normal"),
+    (0x7F7FFFFF, lambda r: 5.42e-20 < r < 5.43e-20, "rsqrt(max)"),
+    (0x3F800000, lambda r: r == 1, "rsqrt(1)"),
+    (0x40800000, lambda r: r == 0.5, "rsqrt(4)"),
+    (0x3F7FFFFF, lambda r: r == 1, "rsqrt(1 - 2**-24) = 1 + 2**-25 + ...: rounds to 1"),
+    (0x00000000, lambda r: r == _INF, "rsqrt(+0) = +Inf"),
+    (0x80000000, lambda r: r == -_INF, "rsqrt(-0) = -Inf"),
+    (0x7F800000, lambda r: r == 0 and math.copysign(1, r) > 0, "rsqrt(+Inf) = +0"),
+    (0xBF800000, math.isnan, "rsqrt(-1)"),
+    (0xFF800000, math.isnan, "rsqrt(-Inf)"),
+    (0x7FC00000, math.isnan, "rsqrt(NaN)"),
+]
+
+
+@pytest.mark.instruction("Rsqrt")
+def test_rsqrt_float32_edges_and_midpoints() -> None:
+    """Rsqrt<float> is documented as correctly rounded (float64, rounded once). The edges, and
+    the inputs where it could fail: rsqrt(4x) is exactly rsqrt(x) / 2 in every format (no
+    result is subnormal or overflows), so [1, 4) covers every float32; there, a float64 result
+    within 2**-20 ULP of a float32 midpoint is the only place one rounding of it can differ
+    from rounding the exact value (its own error is below 2**-28 ULP). Those candidates,
+    found here with numpy, are run through ascsim against the 256-bit reference."""
+    bits = np.array([b for b, _, _ in RSQRT_F32_EDGES], np.uint32)
+    for (b, claim, what), xi in zip(RSQRT_F32_EDGES, bits.view(F32), strict=True):
+        r = correctly_rounded("Rsqrt", F32, float(xi))
+        assert claim(r), f"{what}: the reference gives {r!r} for {b:#010x}"
+    x = np.arange(0x3F800000, 0x40800000, dtype=np.uint32).view(F32).astype(np.float64)
+    t = 2.0 ** 24 / np.sqrt(x)                 # results in (0.5, 1]: ULP 2**-24
+    near = np.flatnonzero(np.abs(t - np.floor(t) - 0.5) < 2.0 ** -20)
+    assert 10 < near.size < 100                # the search found its candidates
+    inputs = np.concatenate([bits.view(F32), x[near].astype(F32)])
+    got = run_unary("Rsqrt", f32, inputs)
+    assert_same_bits(got, SPECS["Rsqrt"].ref(inputs), "Rsqrt<float> edges and midpoints")
 
 
 def test_half_reference_equals_numpy_float16_ops() -> None:
@@ -796,11 +841,16 @@ HIGH_DIM_CASES = [
     ("Div", f32, 1, 5, (1, 1, 1), (1, 8, 8)),         # dst repeat stride 1 block
     ("Adds", f32, 0, 3, (1, 1), (8, 8)),               # mask 0: nothing changes
     ("Add", f32, 64, 0, (1, 1, 1), (8, 8, 8)),         # repeatTime 0: nothing changes
+    ("Relu", int32_t, 48, 3, (1, 2), (8, 16)),
+    ("Relu", half, [0x00FF_00FF_00FF_00FF, 2**64 - 1], 2, (1, 1), (8, 8)),
+    ("Rsqrt", f32, 64, 2, (2, 1), (16, 8)),
+    ("LeakyRelu", half, 128, 3, (1, 1), (8, 8)),
 ]
 
 
 @pytest.mark.parametrize("case", HIGH_DIM_CASES, ids=lambda c: f"{c[0]}-{c[1]}-r{c[3]}")
-@pytest.mark.instruction("Add", "Sub", "Max", "Mul", "Adds", "Muls", "Exp", "Abs", "Not", "Div")
+@pytest.mark.instruction("Add", "Sub", "Max", "Mul", "Adds", "Muls", "Exp", "Abs", "Not", "Div",
+                         "Relu", "Rsqrt", "LeakyRelu")
 def test_high_dim_form(case: tuple) -> None:
     name, dtype, mask, repeat, blk, rep = case
     spec = SPECS[name]

@@ -26,6 +26,7 @@ from functools import partial
 import numpy as np
 from numba import literally, njit, types
 from numba.extending import overload
+from numba.np.numpy_support import as_dtype
 
 from .. import records as rec
 from ..core import MEM_UB, PIPE_V
@@ -99,6 +100,13 @@ def _reciprocal(x):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _rsqrt(x):
+    # float64, rounded once: correctly rounded for every float32 input (rsqrt(4x) is exactly
+    # rsqrt(x) / 2, and an exhaustive search over [1, 4) finds no double rounding)
+    return np.float32(1.0 / math.sqrt(np.float64(x)))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _not(x):
     return ~x
 
@@ -151,6 +159,27 @@ def _or(a, b):
     return a | b
 
 
+def _zero_like(x):  # a stub given meaning by the overload below
+    pass
+
+
+@overload(_zero_like, jit_options=JIT)
+def _ov_zero_like(x):
+    if isinstance(x, (types.Float, types.Integer)):
+        zero = as_dtype(x).type(0)  # a constant of x's own type
+        return lambda x: zero
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _relu(x):
+    return _max(x, _zero_like(x))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _leaky_relu(x, alpha):
+    return x if x >= 0 else x * alpha
+
+
 # ---- the instruction table -------------------------------------------------------------------
 
 ARITH = (half, float, int16_t, int32_t)
@@ -176,10 +205,15 @@ OPS: tuple[Op, ...] = (
     Op("Sqrt", "unary", _sqrt, FLOAT_ONLY, E, "dst = square root of src"),
     Op("Reciprocal", "unary", _reciprocal, FLOAT_ONLY, E, "dst = 1 / src"),
     Op("Not", "unary", _not, LOGIC, B, "dst = bitwise not of src"),
+    Op("Relu", "unary", _relu, (half, float, int32_t), E,
+       "dst = max(src, 0), NaN if src is, +0 for -0 (the Max rule)"),
+    Op("Rsqrt", "unary", _rsqrt, FLOAT_ONLY, E, "dst = 1 / square root of src"),
     Op("Adds", "scalar", _add, ARITH, E, "dst = src + scalar"),
     Op("Muls", "scalar", _mul, ARITH, E, "dst = src * scalar"),
     Op("Maxs", "scalar", _max, ARITH, E, "dst = max(src, scalar), NaN if either is"),
     Op("Mins", "scalar", _min, ARITH, E, "dst = min(src, scalar), NaN if either is"),
+    Op("LeakyRelu", "scalar", _leaky_relu, FLOAT_ONLY, E,
+       "dst = src if src >= 0 else src * scalar (alpha)"),
     Op("Add", "binary", _add, ARITH, E, "dst = src0 + src1"),
     Op("Sub", "binary", _sub, ARITH, E, "dst = src0 - src1"),
     Op("Mul", "binary", _mul, ARITH, E, "dst = src0 * src1"),

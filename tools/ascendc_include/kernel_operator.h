@@ -424,6 +424,24 @@ __aicore__ void Not(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64
 template <typename T, bool isSetMask = true>
 __aicore__ void Not(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
                     const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Relu: dst = max(src, 0), NaN if src is, +0 for -0 (the Max rule) (element-wise, unary)
+template <typename T>
+__aicore__ void Relu(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Relu(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                     const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Relu(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                     const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Rsqrt: dst = 1 / square root of src (element-wise, unary)
+template <typename T>
+__aicore__ void Rsqrt(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void Rsqrt(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,
+                      const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Rsqrt(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                      const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
 // Adds: dst = src + scalar (element-wise, scalar)
 template <typename T>
 __aicore__ void Adds(const LocalTensor<T> &dst, const LocalTensor<T> &src,
@@ -472,6 +490,18 @@ template <typename T, bool isSetMask = true>
 __aicore__ void Mins(const LocalTensor<T> &dst, const LocalTensor<T> &src,
                      const ScalarT<T> &scalarValue, const uint64_t mask[], const uint8_t repeatTime,
                      const UnaryRepeatParams &repeatParams);
+// LeakyRelu: dst = src if src >= 0 else src * scalar (alpha) (element-wise, scalar)
+template <typename T>
+__aicore__ void LeakyRelu(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const ScalarT<T> &scalarValue, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void LeakyRelu(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const ScalarT<T> &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                          const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void LeakyRelu(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const ScalarT<T> &scalarValue, const uint64_t mask[],
+                          const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
 // Add: dst = src0 + src1 (element-wise, binary)
 template <typename T>
 __aicore__ void Add(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
