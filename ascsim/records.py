@@ -60,8 +60,8 @@ __all__ = [
     "HEADER", "R", "W", "STRIDED",
     "row", "vector_row1", "vector_row2", "vector_row2p", "vector_row3", "select_row",
     "copy_row", "pad_row", "sync_row", "access_row",
-    "params_of", "accesses_of", "gm_memory", "shifted_program_row", "is_implicit", "gm_start",
-    "gm_starts", "copy_gm_starts",    "copy_geometry", "repeat_geometry",
+    "params_of", "accesses_of", "gm_memory", "shifted_program_row", "is_implicit",
+    "copy_gm_starts", "copy_geometry", "repeat_geometry",
     "position_of", "program_row", "signed64",
     "param_fields", "access_fields", "start_fields", "repeat_fields",
     "Access", "Record", "decode", "Columns",
@@ -243,33 +243,9 @@ def is_implicit(rec: tuple) -> bool:
     return bool(rec[NPARAM] and rec[HEADER])
 
 
-def gm_start(rec: tuple) -> int:
-    """The start of the row's first access to GM (a copy's GM side), or -1 when it has none."""
-    for i in range(HEADER + rec[NPARAM], len(rec), _ACCESS):
-        if rec[i + 1] != MEM_UB:
-            return rec[i + 2]
-    return -1
-
-
-def gm_starts(rows: list[tuple], index: list[int]) -> list[int]:
-    """`gm_start` of rows[i] for every i in `index` (one call for many rows: the timing model
-    asks this of every copy)."""
-    out = []
-    for i in index:
-        rec = rows[i]
-        k, end, start = HEADER + rec[NPARAM], len(rec), -1
-        while k < end:
-            if rec[k + 1] != MEM_UB:
-                start = rec[k + 2]
-                break
-            k += _ACCESS
-        out.append(start)
-    return out
-
-
 def copy_gm_starts(rows: list[tuple], index: list[int]) -> list[int]:
     """The GM-side start of the copy rows rows[i], i in `index` (two accesses, dst then src,
-    exactly one on GM): `gm_start` for the timing model's hottest loop."""
+    exactly one on GM), for the timing model's hottest loop."""
     return [r[k + 2] if r[(k := HEADER + r[NPARAM]) + 1] != MEM_UB else r[k + _ACCESS + 2]
             for r in map(rows.__getitem__, index)]
 

@@ -138,10 +138,11 @@ class Work:
 
         kernel(a, b, c, ub, gm, row)
 
-    `a`, `b`, `c` compile-time integer constants (`literals` here and the call's own: dtype
-    codes, modes, profile options; 0 when unused), `ub` the core's Unified Buffer as bytes, `gm`
-    the bytes of the GM buffer the call touches (empty when none) and `row` the call's record
-    (records.py): every operand address, count and parameter the work needs is in the row.
+    `a`, `b`, `c` compile-time integer constants (the literals: dtype codes, modes, an op's
+    index in its table, profile options; 0 when unused), `ub` the core's Unified Buffer as
+    bytes, `gm` the bytes of the GM buffer the call touches (empty when none) and `row` the
+    call's record (records.py): every operand address, count and parameter the work needs is
+    in the row.
     A batched executor can therefore run recorded rows through these functions directly.
 
     `bind(row, profile)` returns `(form, (a, b, c))`: the form that executes a recorded row and
@@ -149,8 +150,7 @@ class Work:
     runs rows through it."""
 
     kernels: Mapping[str, Any]
-    literals: tuple[int, ...] = ()
-    bind: Callable[[tuple, HardwareProfile], tuple[str, tuple[int, int, int]]] | None = None
+    bind: Callable[[tuple, HardwareProfile], tuple[str, tuple[int, int, int]]]
     _entries: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entry(self, form: str, literals: tuple[int, int, int], row_len: int) -> Callable:
@@ -235,8 +235,8 @@ def register(name: str, *, family: str, pipe: int | PipeRule, operands: tuple[Op
     if (work is None) == changes_memory:
         raise RuntimeError(f"instruction {name}: an instruction has numba work exactly when it "
                            "changes memory (flags, barriers and reads have none)")
-    if work is not None and (work.bind is None or not work.kernels):
-        raise RuntimeError(f"instruction {name}: its Work needs kernels and a bind")
+    if work is not None and not work.kernels:
+        raise RuntimeError(f"instruction {name}: its Work has no kernels")
     if cost.kind is CostKind.VECTOR and not cost.table:
         raise RuntimeError(f"instruction {name}: a vector cost needs its profile table name")
     ins = Instruction(len(REGISTRY), name, family, pipe, tuple(operands), dataflow, cost,

@@ -29,8 +29,7 @@ def test_field_indices_agree_with_the_readers(nparam: int) -> None:
     for k, access in enumerate(rec.accesses_of(row)):
         assert tuple(row[i] for i in rec.access_fields(nparam, k)) == access
     assert tuple(row[i] for i in rec.start_fields(nparam, 3)) == (0, 512, 1024)
-    assert rec.gm_memory(row) == 1 and rec.gm_start(row) == 512
-    assert rec.gm_starts([row, _row(nparam, accesses[::2])], [1, 0]) == [-1, 512]
+    assert rec.gm_memory(row) == 1 and rec.gm_memory(_row(nparam, accesses[::2])) == 0
     copies = [_row(nparam, accesses[:2]), _row(nparam, accesses[1::-1])]  # GM as src, as dst
     assert rec.copy_gm_starts(copies, [0, 1]) == [512, 512]
     shifted = rec.shifted_program_row(row, [-8, 16, 0])

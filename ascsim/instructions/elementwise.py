@@ -478,7 +478,7 @@ def _register(op: Op, index: int) -> Instruction:
         op.name, family="vector", pipe=PIPE_V, operands=_OPERANDS[op.form],
         dataflow=op.dataflow, cost=Cost(CostKind.VECTOR, op.name),
         signatures=tuple(Signature((t,) * width) for t in op.dtypes),
-        work=Work({"count": count, "repeat": repeat}, (index,), partial(_bind, index)),
+        work=Work({"count": count, "repeat": repeat}, partial(_bind, index)),
         cpp=_cpp(op.name, op.form),
         doc=f"{op.doc} (element-wise, {op.form})")
 
@@ -509,11 +509,11 @@ def _run_row(core, ep, literals: tuple[int, int, int], row: tuple) -> None:
 _LOOPS = {"unary": unary_loop, "scalar": scalar_loop, "binary": binary_loop}
 
 
-def _front_end(ins: Instruction, form: str):
-    """The kernel-facing function of one table line (both call forms)."""
+def _front_end(ins: Instruction, form: str, lit: int):
+    """The kernel-facing function of one table line (both call forms); `lit` is the op's index
+    in its form's table (the loops' first literal)."""
     name, iid, work = ins.name, ins.id, ins.work
     allowed = ins.dtypes
-    lit = work.literals[0]
     loop = _LOOPS[form]
     n_src = 2 if form == "binary" else 1
     has_scalar = form == "scalar"
@@ -728,7 +728,7 @@ _index_in_form: dict[str, int] = {}
 for _op in OPS:
     _i = _index_in_form.get(_op.form, 0)
     _index_in_form[_op.form] = _i + 1
-    globals()[_op.name] = _front_end(_register(_op, _i), _op.form)
+    globals()[_op.name] = _front_end(_register(_op, _i), _op.form, _i)
 __all__ = [op.name for op in OPS] + ["Duplicate", "OPS"]
 KERNEL_SURFACE = (*(op.name for op in OPS), "Duplicate")
 

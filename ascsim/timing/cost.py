@@ -25,7 +25,7 @@ from ..core import PIPE_ALL, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V
 from ..dtypes import ALL_DTYPES, BY_CODE
 from ..errors import ProfileError
 from ..profile import CostParams, HardwareProfile
-from ..records import MODE, Columns, copy_gm_starts, gm_starts
+from ..records import MODE, Columns, copy_gm_starts, gm_memory
 from ..registry import REGISTRY, AccessPattern, CostKind
 
 __all__ = ["K_OP", "K_COPY", "K_SET", "K_WAIT", "K_BAR", "K_BAR_ALL", "K_SCALAR", "KIND_NAMES",
@@ -164,7 +164,7 @@ def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = 
     scalar = kind == K_SCALAR
     fixed[scalar] = cost.scalar_op_cycles
     element = np.flatnonzero(scalar & tables.gm_scalar[iid])
-    on_gm = element[np.asarray(gm_starts(rows, element.tolist()), np.int64) >= 0]
+    on_gm = element[[gm_memory(rows[i]) != 0 for i in element.tolist()]]
     fixed[on_gm] = cost.scalar_gm_access_cycles  # GM goes through the DCache
     gm_scalar = int(on_gm.size)
 
