@@ -41,6 +41,7 @@ class CoreState:
         "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
         "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
         "dummy", "first_element_dummy", "tmp_ub", "owned", "buffers", "queues", "uviews",
+        "vmask", "acc_val", "maxmin_cnt",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -82,6 +83,13 @@ class CoreState:
         # every TQue, kept after the kernel ends for the analyses
         self.buffers: list[Any] = []
         self.queues: list[Any] = []
+        # The vector unit's mask state (instructions/vmask.py): None is the reset state, Normal
+        # mode with a full mask; else (counter mode?, low 64 bits, high 64 bits).
+        self.vmask: tuple[bool, int, int] | None = None
+        # Reduction result registers: ACC_VAL (bits of the last accumulating ReduceSum) and
+        # MAX_MIN_CNT (value bits, index) of the last WholeReduceMax/Min.
+        self.acc_val = 0
+        self.maxmin_cnt = (0, 0)
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"

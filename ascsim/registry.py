@@ -86,6 +86,7 @@ class Dataflow(IntEnum):
     COMPARE = 13       # dst bit i <- source elements i
     SELECT = 14        # dst element i <- selMask bit i and source elements i; temp written
     COPY = 15          # bytes as moved; pads and dummy bytes uninitialised unless padded
+    STATE = 16         # sets a core register (mask, mode, ...): no memory, nothing to track
 
 
 class CostKind(IntEnum):

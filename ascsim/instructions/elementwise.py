@@ -66,11 +66,23 @@ from .common import (
     as_count,
     check_overlap,
     core_of,
-    expand_mask,
     operand_error,
     recover_count,
 )
-from .worklib import JIT, element_offset, enabled, load, scalar, shift, source, store, uview, view
+from .vmask import counter_repeats, lane_count, level0_mask, strided_extent, templated
+from .worklib import (
+    JIT,
+    element_offset,
+    enabled,
+    lanes,
+    load,
+    scalar,
+    shift,
+    source,
+    store,
+    uview,
+    view,
+)
 
 # ---- element functions (one per instruction) -------------------------------------------------
 
@@ -355,11 +367,11 @@ def unary_repeat(op, code, _c, ub, gm, row):
     out = np.empty(per_repeat, dtype=v.dtype)
     for r in range(row[REPEATS]):
         # every enabled element of a repeat is read before any is written, as on hardware
-        for j in range(per_repeat):
+        for j in range(lanes(r, per_repeat, row[COUNT])):
             if enabled(j, lo, hi):
                 x = v[element_offset(j, epb, ablk, aoff + r * arep * epb)]
                 out[j] = store(code, _apply1(op, load(code, x)))
-        for j in range(per_repeat):
+        for j in range(lanes(r, per_repeat, row[COUNT])):
             if enabled(j, lo, hi):
                 v[element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
 
@@ -378,11 +390,11 @@ def scalar_repeat(op, code, _c, ub, gm, row):
     per_repeat = 8 * epb
     out = np.empty(per_repeat, dtype=v.dtype)
     for r in range(row[REPEATS]):
-        for j in range(per_repeat):
+        for j in range(lanes(r, per_repeat, row[COUNT])):
             if enabled(j, lo, hi):
                 x = v[element_offset(j, epb, ablk, aoff + r * arep * epb)]
                 out[j] = store(code, _apply_scalar(op, load(code, x), c))
-        for j in range(per_repeat):
+        for j in range(lanes(r, per_repeat, row[COUNT])):
             if enabled(j, lo, hi):
                 v[element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
 
@@ -402,12 +414,12 @@ def binary_repeat(op, code, _c, ub, gm, row):
     per_repeat = 8 * epb
     out = np.empty(per_repeat, dtype=v.dtype)
     for r in range(row[REPEATS]):
-        for j in range(per_repeat):
+        for j in range(lanes(r, per_repeat, row[COUNT])):
             if enabled(j, lo, hi):
                 x = load(code, v[element_offset(j, epb, ablk, aoff + r * arep * epb)])
                 y = load(code, v[element_offset(j, epb, bblk, boff + r * brep * epb)])
                 out[j] = store(code, _apply2(op, x, y))
-        for j in range(per_repeat):
+        for j in range(lanes(r, per_repeat, row[COUNT])):
             if enabled(j, lo, hi):
                 v[element_offset(j, epb, dblk, doff + r * drep * epb)] = out[j]
 
@@ -423,7 +435,7 @@ def fill_repeat(code, _b, _c, ub, gm, row):
     bits = row[SCALAR]
     for r in range(row[REPEATS]):
         base = doff + r * rep * epb
-        for j in range(8 * epb):
+        for j in range(lanes(r, 8 * epb, row[COUNT])):
             if enabled(j, lo, hi):
                 v[element_offset(j, epb, blk, base)] = bits
 
@@ -492,14 +504,6 @@ def _dtype_error(name: str, allowed: frozenset[DType], *tensors: LocalTensor) ->
                           f"got ({got})")
 
 
-def _strided_extent(repeat: int, epb: int, blk: int, rep: int, size: int) -> int:
-    """Bytes from the first to one past the last byte a strided operand can touch."""
-    if repeat == 0:
-        return 0
-    last = (repeat - 1) * rep * epb + 7 * blk * epb + epb
-    return last * size
-
-
 def _run_row(core, ep, literals: tuple[int, int, int], row: tuple) -> None:
     """Execute a recorded vector call through its row work: now, or after the vector pipe's
     stall (the repeat forms, whose rarity does not pay for an unpacked loop)."""
@@ -536,8 +540,8 @@ def _front_end(ins: Instruction, form: str, lit: int):
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
     # the record is one flat tuple, and the compiled loop is called directly.
     if form == "binary":
-        def call(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *rest):
-            f = getframe(1)
+        def call(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *rest, _f=None):
+            f = _f or getframe(1)
             if len(rest) != 1:
                 return repeat_form(dst, (src0, src1), 0, rest, f)
             count = rest[0]
@@ -556,6 +560,8 @@ def _front_end(ins: Instruction, form: str, lit: int):
                     return
                 nb = count * dt.size
             core = dst.core
+            if core.vmask is not None:
+                core.vmask = None  # the count form ends in Normal mode with a full mask
             core.records.append(vector_row3(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count,
                                             (nb + 255) >> 8, 0, 0, d, d + nb, a, a + nb, b,
                                             b + nb))
@@ -575,8 +581,8 @@ def _front_end(ins: Instruction, form: str, lit: int):
                 else:
                     ep(*args)
     else:
-        def call(dst: LocalTensor, src: LocalTensor, *rest):
-            f = getframe(1)
+        def call(dst: LocalTensor, src: LocalTensor, *rest, _f=None):
+            f = _f or getframe(1)
             if len(rest) != 1 + has_scalar:  # (scalar,) count, or the repeat form
                 return repeat_form(dst, (src,), rest[0] if has_scalar and rest else 0,
                                    rest[has_scalar:], f)
@@ -594,6 +600,8 @@ def _front_end(ins: Instruction, form: str, lit: int):
                     return
                 nb = count * dt.size
             core = dst.core
+            if core.vmask is not None:
+                core.vmask = None  # the count form ends in Normal mode with a full mask
             bits = dt.scalar_bits(rest[0]) if has_scalar else 0
             core.records.append(vector_row2(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count,
                                             (nb + 255) >> 8, 0, bits, d, d + nb, s, s + nb))
@@ -612,7 +620,7 @@ def _front_end(ins: Instruction, form: str, lit: int):
                 else:
                     ep(*args)
 
-    def repeat_form(dst, srcs, value, rest, f):
+    def repeat_form(dst, srcs, value, rest, f, is_set_mask=True):
         core = core_of(dst, *srcs)
         if len(rest) != 3:
             return fault(core, ParameterError(
@@ -627,7 +635,7 @@ def _front_end(ins: Instruction, form: str, lit: int):
             return fault(core, ParameterError(f"{name}: repeatTime {repeat} is out of range "
                                               f"[0, {MAX_REPEAT_TIMES}]"), f, instruction=name)
         try:
-            lo, hi = expand_mask(name, mask, dt)
+            lo, hi, counted = level0_mask(core, name, dt, mask, is_set_mask)
         except ParameterError as e:
             return fault(core, e, f, instruction=name)
         if n_src == 2:
@@ -649,16 +657,19 @@ def _front_end(ins: Instruction, form: str, lit: int):
                                               "hardware"), f, instruction=name)
         epb = 32 // dt.size
         operands = (dst, *srcs)
-        repeat = _fit_repeats(core, f, name, dt, epb, operands, blk, rep, repeat)
+        repeat = counter_repeats(core, f, name, dt, counted, repeat)
+        repeat = _fit_repeats(core, f, name, dt, epb, operands, blk, rep, repeat, counted)
         if repeat is None:
             return
+        total = lane_count(counted, repeat, epb)
         accesses: list[int] = []
         for i, t in enumerate(operands):
-            extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
+            extent = strided_extent(repeat, epb, blk[i], rep[i], dt.size, total)
             accesses += [(W if i == 0 else 0) | STRIDED, MEM_UB, t.addr, t.addr + extent]
         core = dst.core
-        row = rec.row(iid, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
-                      repeat, 0, dt.scalar_bits(value) if has_scalar else 0,
+        row = rec.row(iid, PIPE_V, f.f_code, f.f_lasti, dt.code,
+                      total, repeat, 0,
+                      dt.scalar_bits(value) if has_scalar else 0,
                       (rec.signed64(lo), rec.signed64(hi), *blk, *rep), tuple(accesses))
         core.records.append(row)
         if repeat == 0:
@@ -668,25 +679,49 @@ def _front_end(ins: Instruction, form: str, lit: int):
         form, lits = work.bind(row, core.profile)
         _run_row(core, work.entry(form, lits, len(row)), lits, row)
 
+    def make(dtype: DType, is_set_mask: bool):
+        """`Name[T]` / `Name[T, isSetMask]`: the count form takes no isSetMask."""
+        n_lead = n_src + has_scalar
+
+        def variant(dst: LocalTensor, *args):
+            f = getframe(1)
+            core = core_of(dst)
+            if getattr(dst, "dtype", None) is not dtype:
+                return fault(core, _dtype_error(name, frozenset((dtype,)), dst), f,
+                             instruction=name)
+            rest = args[n_lead:]
+            if len(rest) == 3 and not is_set_mask:
+                return repeat_form(dst, args[:n_src], args[n_src] if has_scalar else 0, rest,
+                                   f, is_set_mask=False)
+            if len(rest) == 1 and not is_set_mask:
+                return fault(core, ParameterError(
+                    f"{name}<T, false>: the count form has no isSetMask template argument"), f,
+                    instruction=name)
+            return call(dst, *args, _f=f)
+        variant.__name__ = f"{name}<{dtype}, {str(is_set_mask).lower()}>"
+        return variant
+
     call.__name__ = call.__qualname__ = name
     call.__doc__ = (f"AscendC `{name}` ({form}): {ins.doc}; dtypes: "
                     f"{', '.join(sorted(map(str, allowed)))}.")
-    return call
+    return templated(call, make)
 
 
 def _fit_repeats(core, f, name: str, dt: DType, epb: int, operands: tuple, blk: tuple,
-                 rep: tuple, repeat: int) -> int | None:
+                 rep: tuple, repeat: int, counted: int = -1) -> int | None:
     """The repeats to execute: all of them, or (check mode, an operand larger than its tensor
     or misaligned: reported) fewer, so that every operand stays inside the UB; None: skip."""
     for i, t in enumerate(operands):
-        extent = _strided_extent(repeat, epb, blk[i], rep[i], dt.size)
+        extent = strided_extent(repeat, epb, blk[i], rep[i], dt.size,
+                                lane_count(counted, repeat, epb))
         role = "dst" if i == 0 else f"src{i - 1}"
         if t.addr & 31 or extent > t.size * dt.size:
             err = operand_error(name, extent // dt.size, ((role, t),))
             if recover_count(core, err, f, 0, (), name) is None:
                 return None
             while repeat and any(
-                    x.addr + _strided_extent(repeat, epb, blk[k], rep[k], dt.size)
+                    x.addr + strided_extent(repeat, epb, blk[k], rep[k], dt.size,
+                                            lane_count(counted, repeat, epb))
                     > core.ub.size for k, x in enumerate(operands)):
                 repeat -= 1
             break
@@ -758,9 +793,10 @@ _DUP = register(
 _FILL: dict[int, object] = {}  # dtype code -> the compiled fill loop
 
 
-def Duplicate(dst: LocalTensor, scalarValue: object, *rest) -> None:
+def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
+               is_set_mask: bool = True) -> None:
     """`Duplicate(dst, scalar, count)` (or the high-dimension form with a mask)."""
-    f = sys._getframe(1)
+    f = _f or sys._getframe(1)
     dt = dst.dtype
     allowed = _DUP.dtypes
     if dt not in allowed:
@@ -776,7 +812,12 @@ def Duplicate(dst: LocalTensor, scalarValue: object, *rest) -> None:
             if count is None:
                 return
             nb = count * dt.size
+        if not is_set_mask:
+            return fault(core_of(dst), ParameterError(
+                "Duplicate<T, false>: the count form has no isSetMask template argument"), f,
+                instruction="Duplicate")
         core = dst.core
+        core.vmask = None  # the count form ends in Normal mode with a full mask
         bits = dt.scalar_bits(scalarValue)
         core.records.append(rec.vector_row1(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                                             (nb + 255) >> 8, 0, bits, dst.addr, dst.addr + nb))
@@ -802,16 +843,19 @@ def Duplicate(dst: LocalTensor, scalarValue: object, *rest) -> None:
         return fault(core, ParameterError("Duplicate: dstBlockStride 0 is undefined on "
                                           "hardware"), f, instruction="Duplicate")
     try:
-        lo, hi = expand_mask("Duplicate", mask, dt)
+        lo, hi, counted = level0_mask(core, "Duplicate", dt, mask, is_set_mask)
     except ParameterError as e:
         return fault(core, e, f, instruction="Duplicate")
     epb = 32 // dt.size
-    repeat = _fit_repeats(core, f, "Duplicate", dt, epb, (dst,), (blk,), (rep,), repeat)
+    repeat = counter_repeats(core, f, "Duplicate", dt, counted, repeat)
+    repeat = _fit_repeats(core, f, "Duplicate", dt, epb, (dst,), (blk,), (rep,), repeat,
+                          counted)
     if repeat is None:
         return
-    extent = _strided_extent(repeat, epb, blk, rep, dt.size)
+    total = lane_count(counted, repeat, epb)
+    extent = strided_extent(repeat, epb, blk, rep, dt.size, total)
     core = dst.core
-    row = rec.row(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, repeat * 8 * epb,
+    row = rec.row(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, total,
                   repeat, 0, dt.scalar_bits(scalarValue),
                   (rec.signed64(lo), rec.signed64(hi), blk, rep),
                   (W | STRIDED, MEM_UB, dst.addr, dst.addr + extent))
@@ -819,3 +863,18 @@ def Duplicate(dst: LocalTensor, scalarValue: object, *rest) -> None:
     if repeat:
         form, lits = _DUP.work.bind(row, core.profile)
         _run_row(core, _DUP.work.entry(form, lits, len(row)), lits, row)
+
+
+def _duplicate_variant(dtype: DType, is_set_mask: bool):
+    def variant(dst: LocalTensor, scalarValue: object, *rest) -> None:
+        f = sys._getframe(1)
+        if getattr(dst, "dtype", None) is not dtype:
+            return fault(core_of(dst), _dtype_error("Duplicate", frozenset((dtype,)), dst), f,
+                         instruction="Duplicate")
+        return _duplicate(dst, scalarValue, *rest, _f=f, is_set_mask=is_set_mask)
+    variant.__name__ = f"Duplicate<{dtype}, {str(is_set_mask).lower()}>"
+    return variant
+
+
+_duplicate.__name__ = _duplicate.__qualname__ = "Duplicate"
+Duplicate = templated(_duplicate, _duplicate_variant)

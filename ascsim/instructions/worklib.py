@@ -137,6 +137,13 @@ def enabled(j, mask_lo, mask_hi):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def lanes(r, per_repeat, count):
+    """The lanes repeat r runs: all of them in Normal mode (the row's count is repeats x
+    per_repeat), the rest of the element count in Counter mode (the last repeat is partial)."""
+    return min(per_repeat, count - r * per_repeat)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def element_offset(j, epb, blk, rep_base):
     """Element j of a repeat lives in DataBlock j // epb at position j % epb."""
     return rep_base + (j // epb) * blk * epb + j % epb

@@ -61,7 +61,7 @@ HANDLED_DATAFLOW = frozenset({
     Dataflow.SET_FLAG, Dataflow.WAIT_FLAG, Dataflow.BARRIER, Dataflow.QUEUE_ALLOC,
     Dataflow.QUEUE_ENQUE, Dataflow.QUEUE_DEQUE, Dataflow.QUEUE_FREE, Dataflow.SCALAR_READ,
     Dataflow.SCALAR_WRITE, Dataflow.ELEMENTWISE, Dataflow.BITWISE, Dataflow.FILL,
-    Dataflow.COMPARE, Dataflow.SELECT, Dataflow.COPY})
+    Dataflow.COMPARE, Dataflow.SELECT, Dataflow.COPY, Dataflow.STATE})
 
 # access pattern codes (encode.py gives each access its operand's)
 PATTERN_CODE = {p: i for i, p in enumerate(AccessPattern)}
