@@ -34,7 +34,7 @@ from .dtypes import (
     uint64_t,
 )
 from .memory import GM_ADDR, GlobalTensor, LocalTensor
-from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
+from .pipe import GetTPipePtr, QuePosition, TBuf, TPipe, TPosition, TQue, TQueBind
 from .sync import (
     EVENT_ID0,
     EVENT_ID1,
@@ -58,6 +58,7 @@ __all__ = [
     "half", "float", "bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
     "uint32_t", "int64_t", "uint64_t", "sizeof",
     "GM_ADDR", "GlobalTensor", "LocalTensor", "TPipe", "TQue", "TBuf", "QuePosition", "TPosition",
+    "TQueBind", "GetTPipePtr",
     "HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t",
     "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
     "EVENT_ID7", "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",

@@ -41,6 +41,7 @@ class CoreState:
         "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
         "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
         "dummy", "first_element_dummy", "tmp_ub", "owned", "buffers", "queues", "uviews",
+        "pad_reg",
         "vmask", "acc_val", "maxmin_cnt",
     )
 
@@ -53,8 +54,10 @@ class CoreState:
         # UB contents are unspecified at kernel start: the recognisable pattern (see new_ubs).
         self.ub = new_ubs(profile, 1)[0] if ub is None else ub
         self.dummy = dummy_byte(profile)            # what unspecified bytes read as (0..255)
-        # 1 when DataCopyPad's dummy bytes repeat the block's first element instead
+        # how DataCopyPad fills dummy bytes without left/right padding (first_element_dummy)
         self.first_element_dummy = first_element_dummy(profile)
+        # MOV_PAD_VAL, the pad value register (SetPadValue, DataCopyPad with isPad): its bits
+        self.pad_reg = profile.pad_reg_init
         self.tmp_ub = profile.tmp_ub_offset         # the library temp area's first byte
         # One typed view of the whole UB per dtype code; instructions index them by element.
         # ... and as unsigned integers of the dtype's size, for work that only moves bits
@@ -110,8 +113,10 @@ def dummy_byte(profile: HardwareProfile) -> int:
 
 
 def first_element_dummy(profile: HardwareProfile) -> int:
-    """1 when DataCopyPad's dummy bytes repeat the block's first element (else 0)."""
-    return int(profile.dummy_fill == "first_element")
+    """How DataCopyPad GM->UB fills the dummy bytes of a block without left/right padding: 0
+    with the dummy byte, 1 with the block's first element, 2 with the pad value when isPad is
+    set and else the first element (the profile's dummy_fill)."""
+    return {"first_element": 1, "pad_if_isPad_else_first_elem": 2}.get(profile.dummy_fill, 0)
 
 
 def current_core() -> CoreState:

@@ -10,7 +10,7 @@ between marker lines
     // END ascsim-generated: <section>
 
 one per declaration scope: `free functions` (namespace AscendC) and `<Class> members` inside
-each class template that has instruction members (`LocalTensor`, `GlobalTensor`, `TQue`).
+each class that has instruction members (`LocalTensor`, `GlobalTensor`, `TQue`, `TPipe`).
 Each block holds the `CppDecl`s of that scope, in registry order, each instruction's under a
 comment naming it. The marker's indentation is the block's. So the header cannot drift from
 what ascsim simulates: a kernel that compiles against it calls only registered instructions.
@@ -32,7 +32,7 @@ __all__ = ["HEADER", "SCOPES", "WIDTH", "section_name", "declared_name", "block"
 
 HEADER = Path(__file__).resolve().parents[1] / "tools" / "ascendc_include" / "kernel_operator.h"
 WIDTH = 100  # the header's line length, as the Python code's
-SCOPES = ("AscendC", "LocalTensor", "GlobalTensor", "TQue")  # the CppDecl scopes it knows
+SCOPES = ("AscendC", "LocalTensor", "GlobalTensor", "TQue", "TPipe")  # the CppDecl scopes
 _BEGIN, _END = "// BEGIN ascsim-generated: ", "// END ascsim-generated: "
 _MARKER = re.compile(r"^(?P<indent>[ \t]*)// (?P<kind>BEGIN|END) ascsim-generated: "
                      r"(?P<section>.+?)\s*$")

@@ -163,14 +163,16 @@ class GlobalTensor(metaclass=_Typed):
 
 class BufferInfo:
     """Where a LocalTensor came from: a TQue/TBuf buffer (name, UB byte range, position, its
-    index in its TQue or -1 for a TBuf, and its id: its index in the core's buffer table)."""
+    index in its TQue or -1 for a TBuf, and its id: its index in the core's buffer table).
+    It exists from record index `since` (its InitBuffer) to `until` (TPipe.Reset; -1: the end)."""
 
-    __slots__ = ("name", "start", "end", "position", "index", "id")
+    __slots__ = ("name", "start", "end", "position", "index", "id", "since", "until")
 
     def __init__(self, name: str, start: int, end: int, position: str, index: int = 0,
                  id: int = -1) -> None:
         self.name, self.start, self.end, self.position, self.index, self.id = (
             name, start, end, position, index, id)
+        self.since, self.until = 0, -1
 
     def __repr__(self) -> str:
         return f"{self.name} UB [{self.start}, {self.end})"

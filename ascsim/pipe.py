@@ -1,15 +1,35 @@
-"""TPipe, TQue and TBuf: UB allocation and the queue framework's implicit synchronisation.
+"""TPipe, TQue, TQueBind and TBuf: UB allocation, the queue framework's implicit synchronisation
+and the TPipe's event ids (ascendc_semantics.md §1.3, ascendc_more.md §4).
 
 `TPipe.InitBuffer` carves buffers from UB address 0 upwards in call order (lengths rounded up to
-32 bytes). A `TQue` cycles through its buffers: `AllocTensor` -> (fill) -> `EnQue` -> `DeQue` ->
-(use) -> `FreeTensor`, and those calls are flags: VECIN uses MTE2_V to hand a filled buffer to V
-and V_MTE2 to hand it back; VECOUT uses V_MTE3 and MTE3_V. The flags appear in the instruction
-record as implicit SetFlag/WaitFlag at the kernel line of the queue call.
+32 bytes). A `TQue` cycles through its buffers round-robin: `AllocTensor` -> (fill) -> `EnQue` ->
+`DeQue` -> (use) -> `FreeTensor`, and those calls are flags. The events come from the queue's
+physical ends, `TQueBind<src, dst, depth>` (a `TQue<pos, depth>` is `TQueBind<pos, pos, depth>`):
+the producer of a VECIN end is MTE2, of a VECOUT end V; the consumer of a VECIN end is V, of a
+VECOUT end MTE3. So VECIN uses MTE2_V to hand a filled buffer on and V_MTE2 to hand it back,
+VECOUT V_MTE3 and MTE3_V, the copy-through `TQueBind<VECIN, VECOUT>` MTE2_MTE3 and MTE3_MTE2.
+`TQue<VECCALC>` is not a documented position: its ends map to "MAX", whose physical place is UB,
+so its events are MTE2_MTE3 / MTE3_MTE2 as well (ascendc_more.md §4, [INFERRED]). The flags
+appear in the instruction record as implicit SetFlag/WaitFlag at the kernel line of the call.
+
+A queue is a FIFO ring of capacity `depth`: EnQue on a full queue and DeQue on an empty one are
+errors. Event ids: the TPipe keeps an 8-bit occupancy mask per HardEvent (`core.event_pool`). A
+queue of depth != 0 holds its enqueue id from EnQue to DeQue and its free id from FreeTensor to
+the next AllocTensor of that buffer; a depth-0 queue reserves both at InitBuffer and sets its
+free flag at once (its calls then reuse the two ids). `FetchEventID` returns the lowest id not
+held, without holding it (for an immediate SetFlag/WaitFlag pair); `AllocEventID` holds it until
+`ReleaseEventID`. `TPipe.Reset()` waits for every pending free event, resets the SoC state
+(`SOC_STATE_HOOKS`), puts the UB pool end back to 0 and clears the occupancy: InitBuffer may lay
+out UB afresh and re-initialise the same queues, and LocalTensors taken before alias the new
+buffers (the old buffers are retired for the sanitizer's queue-state check). `TPipe.Destroy()`
+does the same waits and a PipeBarrier<PIPE_ALL>, after which using the pipe or its queues is an
+error. (The TPipe destructor's implicit Destroy at kernel end is not simulated.)
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from enum import IntEnum
 from functools import partial
 from types import CodeType
@@ -18,9 +38,20 @@ from typing import Any
 from numba import njit
 
 from . import records as rec
-from .core import MEM_UB, PIPE_MTE2, PIPE_S, PIPE_V, CoreState, current_core, dummy_byte
+from .core import (
+    MEM_UB,
+    PIPE_ALL,
+    PIPE_MTE2,
+    PIPE_MTE3,
+    PIPE_NAMES,
+    PIPE_S,
+    PIPE_V,
+    CoreState,
+    current_core,
+    dummy_byte,
+)
 from .dtypes import ALL_DTYPES, DType
-from .errors import QueueStateError
+from .errors import AlignmentError, DeadlockError, OutOfRangeError, QueueStateError, SyncError
 from .faults import abort, fault
 from .memory import BufferInfo, LocalTensor
 from .registry import (
@@ -34,9 +65,12 @@ from .registry import (
     Work,
     register,
 )
-from .sync import EVENT_PIPES, NUM_EVENT_IDS, HardEvent, record_set, record_wait
+from .sync import BARRIER, EVENT_PIPES, NUM_EVENT_IDS, HardEvent, record_set, record_wait
 
-__all__ = ["TPipe", "TQue", "TBuf", "QuePosition", "TPosition", "MAX_TENSOR_POSITION_ALLOC"]
+__all__ = ["TPipe", "TQue", "TQueBind", "TBuf", "QuePosition", "TPosition", "GetTPipePtr",
+           "MAX_TENSOR_POSITION_ALLOC", "SOC_STATE_HOOKS"]
+KERNEL_SURFACE = ("TPipe", "TQue", "TQueBind", "TBuf", "QuePosition", "TPosition",
+                  "GetTPipePtr")
 
 
 class QuePosition(IntEnum):
@@ -44,6 +78,7 @@ class QuePosition(IntEnum):
     VECIN = 1
     VECOUT = 2
     VECCALC = 3
+    MAX = 4  # no place: the default position argument of SetPadValue
 
 
 TPosition = QuePosition
@@ -52,15 +87,29 @@ MAX_BUFFERS_PER_PIPE = 64      # InitBuffer.md
 MAX_QUE_BUFFERS_PER_POSITION = 8  # one event id each
 MAX_TENSOR_POSITION_ALLOC = 4  # AllocTensor.md: at most 4 outstanding per position
 
-# position -> (enqueue event, free event); VECCALC queues carry no events
-_QUE_EVENTS = {
-    QuePosition.VECIN: (HardEvent.MTE2_V, HardEvent.V_MTE2),
-    QuePosition.VECOUT: (HardEvent.V_MTE3, HardEvent.MTE3_V),
-}
-# the pipe that writes a freshly allocated buffer of each position
+# the pipe that fills a queue end: the producer of its src position, the consumer of its dst
+# position (ascendc_more.md §4: VECCALC's ends map to MAX, physically UB: MTE2 in, MTE3 out)
+_PRODUCER = {QuePosition.VECIN: PIPE_MTE2, QuePosition.VECOUT: PIPE_V,
+             QuePosition.VECCALC: PIPE_MTE2}
+_CONSUMER = {QuePosition.VECIN: PIPE_V, QuePosition.VECOUT: PIPE_MTE3,
+             QuePosition.VECCALC: PIPE_MTE3}
+# the pipe that writes a freshly allocated buffer (its dummy fill), by the queue's src position
 _FILL_PIPE = {QuePosition.VECIN: PIPE_MTE2, QuePosition.VECOUT: PIPE_V,
               QuePosition.VECCALC: PIPE_V}
+_EVENT_OF = {pipes: event for event, pipes in EVENT_PIPES.items()}
 
+# What `InitSocState()` resets, run by the TPipe constructor and by TPipe.Reset: callables
+# taking the CoreState, appended by the modules that own a piece of SoC state.
+SOC_STATE_HOOKS: list[Callable[[CoreState], None]] = []
+
+
+def _queue_events(src: QuePosition, dst: QuePosition) -> tuple[int, int] | None:
+    """(enqueue event, free event) of a queue from src to dst; None when both ends are one pipe
+    (no event joins a pipe to itself)."""
+    producer, consumer = _PRODUCER[src], _CONSUMER[dst]
+    if producer == consumer:
+        return None
+    return _EVENT_OF[producer, consumer], _EVENT_OF[consumer, producer]
 
 
 _, _, _BUF_START, _BUF_END = rec.access_fields(0, 0)  # the buffer access of a queue row
@@ -106,6 +155,32 @@ FREE = _queue_call("FreeTensor", Dataflow.QUEUE_FREE,
                    "template <typename T>\n__aicore__ void FreeTensor(LocalTensor<T> &tensor);",
                    "give a buffer back to the producer pipe")
 
+
+# The TPipe's event-id calls: scalar bookkeeping of the occupancy masks (no memory, no flag);
+# MODE of the record is the flag index event * 8 + id they returned or released.
+_EVENT_OPERANDS = (Operand("event", AccessPattern.NONE), Operand("eventID", AccessPattern.NONE))
+_NO_TENSOR = (Signature((None, None)),)
+
+
+def _event_call(name: str, cpp: tuple[str, ...], doc: str):
+    return register(name, family="scalar", pipe=PIPE_S, operands=_EVENT_OPERANDS,
+                    dataflow=Dataflow.STATE, cost=Cost(CostKind.SCALAR), signatures=_NO_TENSOR,
+                    work=None, cpp=tuple(CppDecl(c, "TPipe") for c in cpp), doc=doc)
+
+
+FETCH_ID = _event_call(
+    "FetchEventID",
+    ("template <HardEvent evt>\n__aicore__ TEventID FetchEventID();",
+     "__aicore__ TEventID FetchEventID(HardEvent evt);"),
+    "the lowest event id of a HardEvent no queue or AllocEventID holds (not reserved)")
+ALLOC_ID = _event_call(
+    "AllocEventID", ("template <HardEvent evt>\n__aicore__ TEventID AllocEventID();",),
+    "reserve the lowest free event id of a HardEvent until ReleaseEventID")
+RELEASE_ID = _event_call(
+    "ReleaseEventID",
+    ("template <HardEvent evt>\n__aicore__ void ReleaseEventID(TEventID id);",),
+    "give an event id reserved by AllocEventID back")
+
 FREE_STATE, ALLOCATED, ENQUEUED, DEQUEUED = "free", "allocated", "enqueued", "dequeued"
 
 
@@ -120,8 +195,38 @@ def _caller_name(obj: object) -> str:
     return type(obj).__name__
 
 
+class _EventIDs(dict):
+    """`pipe.FetchEventID[HardEvent.V_S]()` (the event as template argument) and, for
+    FetchEventID, `pipe.FetchEventID(HardEvent.V_S)` too: one call bound per event."""
+
+    def __init__(self, fn, runtime_arg: bool) -> None:
+        super().__init__()
+        self.fn = fn
+        self.runtime_arg = runtime_arg
+
+    def __missing__(self, event: object):
+        try:
+            e = HardEvent(int(event))
+        except (TypeError, ValueError):
+            raise SyncError(f"{self.fn.__name__.strip('_')}[...] takes a HardEvent, got "
+                            f"{event!r}") from None
+        call = self[event] = partial(self.fn, e)
+        return call
+
+    def __call__(self, event: object) -> int:
+        if not self.runtime_arg:
+            raise SyncError("AllocEventID / ReleaseEventID take the HardEvent as template "
+                            "argument: pipe.AllocEventID[HardEvent.V_S]()")
+        return self[event]()
+
+    def close(self) -> None:
+        self.clear()
+        self.fn = None
+
+
 class TPipe:
-    """The per-core UB allocator. Create one per kernel, before its queues are initialised."""
+    """The per-core UB allocator and event-id pool. Create one per kernel, before its queues
+    are initialised."""
 
     def __init__(self) -> None:
         self.core = current_core()
@@ -129,15 +234,85 @@ class TPipe:
         self.core.owned.append(self)
         self.cursor = 0
         self.buffers: list[BufferInfo] = []
+        self.objects: list[TQueBind | TBuf] = []  # what InitBuffer initialised since Reset
+        self.destroyed = False
+        self.FetchEventID = _EventIDs(self._fetch, True)
+        self.AllocEventID = _EventIDs(self._alloc_event, False)
+        self.ReleaseEventID = _EventIDs(self._release_event, False)
+        _init_soc_state(self.core)
 
     def _detach(self) -> None:
         self.core = None
+        for ids in (self.FetchEventID, self.AllocEventID, self.ReleaseEventID):
+            ids.close()
 
-    def InitBuffer(self, que: TQue | TBuf, *args: int) -> None:
+    def _usable(self, what: str, f) -> CoreState:
+        core = self.core
+        if core is None:
+            raise QueueStateError(f"TPipe.{what}: this TPipe belongs to a kernel run that has "
+                                  "ended")
+        if self.destroyed:
+            abort(core, QueueStateError(f"TPipe.{what} after TPipe.Destroy(): the pipe is no "
+                                        "longer usable", core=core.block_idx), f)
+        return core
+
+    # ---- event ids ------------------------------------------------------------------------
+
+    def _event_record(self, ins, event: int, event_id: int, f) -> None:
+        flag = event * NUM_EVENT_IDS + (event_id & 7)
+        self.core.records.append(rec.row(ins.id, PIPE_S, f.f_code, f.f_lasti, 0, 0, 0, flag, 0,
+                                         (), ()))
+
+    def _fetch(self, event: HardEvent) -> int:
+        f = sys._getframe(1)
+        if f.f_code is _EventIDs.__call__.__code__:
+            f = f.f_back
+        core = self._usable("FetchEventID", f)
+        held = core.event_pool.get(int(event), 0)
+        event_id = _lowest_free(held)
+        if event_id < 0:
+            fault(core, SyncError(f"FetchEventID<{event.name}>: all {NUM_EVENT_IDS} event ids "
+                                  "are held (by queues or AllocEventID)", core=core.block_idx),
+                  f, check="no free event id")
+            return -1  # check mode: SetFlag(-1) is then reported too
+        self._event_record(FETCH_ID, int(event), event_id, f)
+        return event_id
+
+    def _alloc_event(self, event: HardEvent) -> int:
+        f = sys._getframe(1)
+        core = self._usable("AllocEventID", f)
+        held = core.event_pool.get(int(event), 0)
+        event_id = _lowest_free(held)
+        if event_id < 0:
+            fault(core, SyncError(f"AllocEventID<{event.name}>: all {NUM_EVENT_IDS} event ids "
+                                  "are held (by queues or AllocEventID); release one first",
+                                  core=core.block_idx), f, check="no free event id")
+            return -1
+        core.event_pool[int(event)] = held | (1 << event_id)
+        self._event_record(ALLOC_ID, int(event), event_id, f)
+        return event_id
+
+    def _release_event(self, event: HardEvent, eventID: int) -> None:
+        f = sys._getframe(1)
+        core = self._usable("ReleaseEventID", f)
+        held = core.event_pool.get(int(event), 0)
+        event_id = int(eventID)
+        if not 0 <= event_id < NUM_EVENT_IDS or not held & (1 << event_id):
+            fault(core, SyncError(f"ReleaseEventID<{event.name}>({event_id}): that id is not "
+                                  "held (AllocEventID did not return it, or it was released "
+                                  "already)", core=core.block_idx), f,
+                  check="release of an event id not held")
+            return  # check mode: ignored
+        core.event_pool[int(event)] = held & ~(1 << event_id)
+        self._event_record(RELEASE_ID, int(event), event_id, f)
+
+    # ---- buffers ------------------------------------------------------------------------------
+
+    def InitBuffer(self, que: TQueBind | TBuf, *args: int) -> None:
         """`InitBuffer(que, num, len)` or `InitBuffer(tbuf, len)`."""
         f = sys._getframe(1)
         name = _caller_name(que)
-        core = self.core
+        core = self._usable("InitBuffer", f)
         if isinstance(que, TBuf):
             if len(args) != 1:
                 return fault(core, QueueStateError("InitBuffer(TBuf, len) takes one length"), f)
@@ -150,17 +325,23 @@ class TPipe:
         if num < 1 or length < 0:
             return fault(core, QueueStateError(f"InitBuffer({name}, {num}, {length}): count "
                                                "must be >= 1 and length >= 0"), f)
-        if que.buffers:
+        if que.buffers and que in self.objects:
             return fault(core, QueueStateError(f"InitBuffer: {name} was already initialised"), f)
         length = (length + 31) // 32 * 32
         if len(self.buffers) + num > MAX_BUFFERS_PER_PIPE:
             return fault(core, QueueStateError(f"InitBuffer({name}): more than "
                                                f"{MAX_BUFFERS_PER_PIPE} buffers in one TPipe"), f)
-        if isinstance(que, TQue) and que.position not in _FILL_PIPE:
-            return fault(core, QueueStateError(
-                f"InitBuffer({name}): a TQue at {que.position.name} has no place on an AI Vector "
-                "core (its queues are VECIN, VECOUT or VECCALC)"), f)
-        if isinstance(que, TQue) and que.position in _QUE_EVENTS:
+        if isinstance(que, TQueBind):
+            bad = next((p for p in (que.position, que.dst) if p not in _FILL_PIPE), None)
+            if bad is not None:
+                return fault(core, QueueStateError(
+                    f"InitBuffer({name}): a TQue at {bad.name} has no place on an AI Vector "
+                    "core (its queues are VECIN, VECOUT or VECCALC)"), f)
+            if _queue_events(que.position, que.dst) is None:
+                return fault(core, QueueStateError(
+                    f"InitBuffer({name}): TQueBind<{que.position.name}, {que.dst.name}> joins "
+                    f"PIPE_{PIPE_NAMES[_PRODUCER[que.position]]} to itself: no event can order "
+                    "its two ends"), f)
             same = sum(1 for b in self.buffers if b.position == que.position.name and
                        b.index >= 0) + num
             if same > MAX_QUE_BUFFERS_PER_POSITION:
@@ -178,29 +359,91 @@ class TPipe:
                 f"{ub - self.cursor} left after {len(self.buffers)} earlier buffer(s)",
                 core=core.block_idx), f, memory="UB", start=self.cursor, end=end)
         infos = []
+        since = len(core.records)
         for i in range(num):
             start = self.cursor + i * length
             label = f"{name}[{i}]" if num > 1 else name
             infos.append(BufferInfo(label, min(start, ub), min(start + length, ub),
-                                    que.position.name, i if isinstance(que, TQue) else -1,
+                                    que.position.name, i if isinstance(que, TQueBind) else -1,
                                     len(core.buffers) + i))
+        for b in infos:
+            b.since = since
         self.cursor = end
         self.buffers.extend(infos)
         core.buffers.extend(infos)
-        que._attach(core, infos, name)
+        if que not in self.objects:
+            self.objects.append(que)
+        que._attach(core, infos, name, f)
 
-    def Destroy(self) -> None:
-        pass
+    # ---- Reset and Destroy --------------------------------------------------------------------
+
+    def _wait_pending_frees(self, f) -> None:
+        """Wait for every free event a queue of this pipe still has pending (implicit flags
+        at the kernel line of Reset/Destroy)."""
+        for que in self.objects:
+            if isinstance(que, TQueBind) and que.core is not None:
+                que._wait_frees(f)
 
     def Reset(self) -> None:
+        """Wait for the pending free events, InitSocState(), every pool's end back to 0 and all
+        event occupancy cleared: the kernel may InitBuffer afresh (re-initialising the same
+        queues); tensors taken before alias the new buffers."""
+        f = sys._getframe(1)
+        core = self._usable("Reset", f)
+        self._wait_pending_frees(f)
+        _init_soc_state(core)
+        retired = len(core.records)
+        for b in self.buffers:
+            b.until = retired
         self.cursor = 0
         self.buffers = []
+        self.objects = []
+        core.event_pool.clear()
+
+    def Destroy(self) -> None:
+        """Wait for the pending free events, then PipeBarrier<PIPE_ALL>; the pipe (and its
+        queues and buffers) cannot be used afterwards."""
+        f = sys._getframe(1)
+        core = self._usable("Destroy", f)
+        self._wait_pending_frees(f)
+        core.records.append(rec.sync_row(BARRIER.id, PIPE_ALL, f.f_code, f.f_lasti, PIPE_ALL, 0))
+        if core.stalled:
+            stuck = [PIPE_NAMES[p] for p in range(4) if core.stalled & (1 << p)]
+            abort(core, DeadlockError(f"TPipe.Destroy(): its PipeBarrier<PIPE_ALL> waits for "
+                                      f"pipe(s) {', '.join(stuck)}, stalled on flags nothing "
+                                      "has set", core=core.block_idx), f,
+                  serial=len(core.records) - 1)
+        self.destroyed = True
+        for que in self.objects:
+            que.pipe_destroyed = True
+        core.event_pool.clear()
+
+
+def GetTPipePtr() -> TPipe:
+    """The core's TPipe (AscendC keeps a global pointer to the TPipe the kernel created)."""
+    core = current_core()
+    if core.pipe is None:
+        abort(core, QueueStateError("GetTPipePtr(): the kernel has created no TPipe",
+                                    core=core.block_idx), sys._getframe(1))
+    return core.pipe
+
+
+def _init_soc_state(core: CoreState) -> None:
+    for hook in SOC_STATE_HOOKS:
+        hook(core)
 
 
 class _QueMeta(type):
     def __getitem__(cls, params: Any) -> Any:
         if not isinstance(params, tuple):
             params = (params,)
+        if cls is TQueBind:
+            if len(params) not in (2, 3):
+                raise QueueStateError("TQueBind[src, dst, depth] takes two positions and a "
+                                      "depth")
+            src, dst = QuePosition(params[0]), QuePosition(params[1])
+            depth = int(params[2]) if len(params) > 2 else 1
+            return lambda: cls(src, depth, dst)
         position = QuePosition(params[0])
         depth = int(params[1]) if len(params) > 1 else 1
         return lambda: cls(position, depth)
@@ -226,38 +469,78 @@ class _Bracket(dict):
         self.fn = None
 
 
-class TQue(metaclass=_QueMeta):
-    """`TQue<QuePosition::VECIN, depth>`: written `TQue[QuePosition.VECIN, 1]()`."""
+class TQueBind(metaclass=_QueMeta):
+    """`TQueBind<src, dst, depth>`: written `TQueBind[QuePosition.VECIN, QuePosition.VECOUT, 1]()`
+    (a copy-through queue: MTE2 fills it, MTE3 drains it)."""
 
-    def __init__(self, position: QuePosition, depth: int = 1) -> None:
-        self.position = position
+    def __init__(self, position: QuePosition, depth: int = 1,
+                 dst: QuePosition | None = None) -> None:
+        self.position = position          # the src end (TQue: both ends)
+        self.dst = position if dst is None else dst
         self.depth = depth
         self.buffers: list[BufferInfo] = []
         self.core: CoreState | None = None
-        self.name = "TQue"
+        self.name = type(self).__name__
         self.AllocTensor = _Bracket(self._alloc)
         self.DeQue = _Bracket(self._deque)
         self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
+        self.pipe_destroyed = False
 
-    def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
+    def _attach(self, core: CoreState, infos: list[BufferInfo], name: str, f=None) -> None:
         self.core, self.buffers, self.name = core, infos, name
-        core.owned.append(self)
-        core.queues.append(self)
+        if self not in core.owned:
+            core.owned.append(self)
+        if self not in core.queues:
+            core.queues.append(self)
         self.state = [FREE_STATE] * len(infos)
         self.free_id = [-1] * len(infos)      # event id of a pending free event per buffer
         self.next = 0                         # round-robin allocation cursor
         self.fifo = []
         # the implicit events as (event, source pipe, destination pipe): EnQue -> DeQue, and
-        # FreeTensor -> the next AllocTensor of the buffer; None where a position has none
-        events = _QUE_EVENTS.get(self.position)
-        self.handoff = None if events is None else (int(events[0]), *EVENT_PIPES[events[0]])
-        self.giveback = None if events is None else (int(events[1]), *EVENT_PIPES[events[1]])
+        # FreeTensor -> the next AllocTensor of the buffer
+        enq, free = _queue_events(self.position, self.dst)
+        self.handoff = (enq, *EVENT_PIPES[enq])
+        self.giveback = (free, *EVENT_PIPES[free])
         self.fill_pipe = _FILL_PIPE[self.position]
+        # depth 0: both ids reserved now, the free flag set at once (ascendc_more.md §4)
+        self.fixed_ids: tuple[int, int] | None = None
+        self.free_pending = False
+        if self.depth == 0:
+            enq_id, free_id = _alloc_id(core, enq, f), _alloc_id(core, free, f)
+            self.fixed_ids = (enq_id, free_id)
+            code, lasti = (f.f_code, f.f_lasti) if f is not None else (None, 0)
+            record_set(core, self.giveback[1], self.giveback[2],
+                       free * NUM_EVENT_IDS + free_id, code, lasti, 1)
+            self.free_pending = True
 
     def _detach(self) -> None:
         self.core = None
         self.AllocTensor.close()
         self.DeQue.close()
+
+    def _check_live(self, call: str, f) -> CoreState:
+        core = self.core
+        if self.pipe_destroyed:
+            abort(core, QueueStateError(f"{call} on {self.name} after TPipe.Destroy(): its pipe "
+                                        "is no longer usable",
+                                        core=core.block_idx if core else None), f)
+        return core
+
+    def _wait_frees(self, f) -> None:
+        """Reset/Destroy: wait for the pending free event of every buffer."""
+        core = self.core
+        event, _, dst = self.giveback
+        if self.fixed_ids is not None:
+            if self.free_pending:
+                record_wait(core, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], f.f_code,
+                            f.f_lasti, 1)
+                self.free_pending = False
+            return
+        for i, event_id in enumerate(self.free_id):
+            if event_id >= 0:
+                record_wait(core, dst, event * NUM_EVENT_IDS + event_id, f.f_code, f.f_lasti, 1)
+                _release_id(core, event, event_id)
+                self.free_id[i] = -1
 
     def _buffer_of(self, tensor: LocalTensor, call: str, f) -> int:
         for i, b in enumerate(self.buffers):
@@ -278,7 +561,7 @@ class TQue(metaclass=_QueMeta):
         f = sys._getframe(1)
         if not self.buffers:
             abort(self.core, QueueStateError("AllocTensor before InitBuffer"), f)
-        core = self.core
+        core = self._check_live("AllocTensor", f) if self.pipe_destroyed else self.core
         i = self.next
         if self.state[i] != FREE_STATE:
             busy = sum(1 for s in self.state if s != FREE_STATE)
@@ -296,12 +579,17 @@ class TQue(metaclass=_QueMeta):
         self.next = (i + 1) % len(self.buffers)
         code = f.f_code
         self._record(ALLOC, i, code, f.f_lasti)
-        event_id = self.free_id[i]
-        if event_id >= 0:  # wait for the FreeTensor of this buffer (implicit flag)
+        if self.fixed_ids is not None:  # depth 0: always the one reserved free id
             event, _, dst = self.giveback
-            record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
-            _release_id(core, event, event_id)
-            self.free_id[i] = -1
+            record_wait(core, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code, f.f_lasti, 1)
+            self.free_pending = False
+        else:
+            event_id = self.free_id[i]
+            if event_id >= 0:  # wait for the FreeTensor of this buffer (implicit flag)
+                event, _, dst = self.giveback
+                record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
+                _release_id(core, event, event_id)
+                self.free_id[i] = -1
         b = self.buffers[i]
         if core.stalled & (1 << self.fill_pipe):
             core.backlog[self.fill_pipe].append((_fill, (core, b.start, b.end)))
@@ -312,6 +600,8 @@ class TQue(metaclass=_QueMeta):
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         f = sys._getframe(1)
+        if self.pipe_destroyed:
+            self._check_live("EnQue", f)
         i = self._buffer_of(tensor, "EnQue", f)
         if i < 0:
             return False
@@ -324,20 +614,23 @@ class TQue(metaclass=_QueMeta):
             # check mode: enqueued anyway
             fault(self.core, QueueStateError(
                 f"EnQue on {self.name}: depth {self.depth} already holds {len(self.fifo)} "
-                "tensor(s) not yet dequeued", core=self.core.block_idx), f)
+                "tensor(s) not yet dequeued (the queue is full)", core=self.core.block_idx), f)
         code = f.f_code
         self._record(ENQUE, i, code, f.f_lasti)
-        event_id = -1
-        if self.handoff is not None:
-            event, src, dst = self.handoff
+        event, src, dst = self.handoff
+        if self.fixed_ids is not None:
+            event_id = self.fixed_ids[0]
+        else:
             event_id = _alloc_id(self.core, event, f)
-            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
+        record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
         self.state[i] = ENQUEUED
         self.fifo.append((i, event_id))
         return True
 
     def _deque(self, dtype: DType) -> LocalTensor:
         f = sys._getframe(1)
+        if self.pipe_destroyed:
+            self._check_live("DeQue", f)
         if not self.fifo:
             abort(self.core, QueueStateError(
                 f"DeQue on {self.name} without a matching EnQue: the queue is empty (on "
@@ -346,9 +639,9 @@ class TQue(metaclass=_QueMeta):
         i, event_id = self.fifo.pop(0)
         code = f.f_code
         self._record(DEQUE, i, code, f.f_lasti)
-        if self.handoff is not None:
-            event, _, dst = self.handoff
-            record_wait(self.core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
+        event, _, dst = self.handoff
+        record_wait(self.core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
+        if self.fixed_ids is None:
             _release_id(self.core, event, event_id)
         self.state[i] = DEQUEUED
         b = self.buffers[i]
@@ -356,6 +649,8 @@ class TQue(metaclass=_QueMeta):
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
         f = sys._getframe(1)
+        if self.pipe_destroyed:
+            self._check_live("FreeTensor", f)
         i = self._buffer_of(tensor, "FreeTensor", f)
         if i < 0:
             return
@@ -369,8 +664,12 @@ class TQue(metaclass=_QueMeta):
                 core=self.core.block_idx), f)  # check mode: ignored
         code = f.f_code
         self._record(FREE, i, code, f.f_lasti)
-        if self.giveback is not None:
-            event, src, dst = self.giveback
+        event, src, dst = self.giveback
+        if self.fixed_ids is not None:
+            record_set(self.core, src, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code,
+                       f.f_lasti, 1)
+            self.free_pending = True
+        else:
             event_id = _alloc_id(self.core, event, f)
             record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
             self.free_id[i] = event_id
@@ -381,6 +680,14 @@ class TQue(metaclass=_QueMeta):
 
     def HasTensorInQue(self) -> bool:
         return bool(self.fifo)
+
+
+class TQue(TQueBind):
+    """`TQue<QuePosition::VECIN, depth>`: written `TQue[QuePosition.VECIN, 1]()`; the same as
+    `TQueBind<pos, pos, depth>`."""
+
+    def __init__(self, position: QuePosition, depth: int = 1) -> None:
+        super().__init__(position, depth)
 
 
 class _BufMeta(type):
@@ -396,20 +703,31 @@ class TBuf(metaclass=_BufMeta):
         self.buffers: list[BufferInfo] = []
         self.core: CoreState | None = None
         self.Get = _Bracket(self._get)
+        self.GetWithOffset = _Bracket(self._get_with_offset)
+        self.pipe_destroyed = False
 
-    def _attach(self, core: CoreState, infos: list[BufferInfo], name: str) -> None:
+    def _attach(self, core: CoreState, infos: list[BufferInfo], name: str, f=None) -> None:
         self.core, self.buffers, self.name = core, infos, name
-        core.owned.append(self)
+        if self not in core.owned:
+            core.owned.append(self)
 
     def _detach(self) -> None:
         self.core = None
         self.Get.close()
+        self.GetWithOffset.close()
+
+    def _buffer(self, call: str, f) -> BufferInfo:
+        if not self.buffers:
+            abort(self.core, QueueStateError(f"TBuf.{call} before InitBuffer"), f)
+        if self.pipe_destroyed:
+            abort(self.core, QueueStateError(f"{self.name}.{call} after TPipe.Destroy(): its "
+                                             "pipe is no longer usable",
+                                             core=self.core.block_idx), f)
+        return self.buffers[0]
 
     def _get(self, dtype: DType, length: int | None = None) -> LocalTensor:
         f = sys._getframe(1)
-        if not self.buffers:
-            abort(self.core, QueueStateError("TBuf.Get before InitBuffer"), f)
-        b = self.buffers[0]
+        b = self._buffer("Get", f)
         capacity = (b.end - b.start) // dtype.size
         n = capacity if length is None else int(length)
         if n < 0 or n > capacity:
@@ -420,21 +738,51 @@ class TBuf(metaclass=_BufMeta):
             n = min(max(n, 0), capacity)  # check mode: the buffer; accesses past it report
         return LocalTensor(dtype, self.core, b.start, n, b)
 
+    def _get_with_offset(self, dtype: DType, size: int, bufOffset: int) -> LocalTensor:
+        """`GetWithOffset<T>(size, bufOffset)`: `size` elements from `bufOffset` bytes into the
+        buffer; the offset 32-byte aligned, `size * sizeof(T) + bufOffset` within the TBuf."""
+        f = sys._getframe(1)
+        b = self._buffer("GetWithOffset", f)
+        n, off = int(size), int(bufOffset)
+        length = b.end - b.start
+        if off & 31:
+            fault(self.core, AlignmentError(
+                f"{self.name}.GetWithOffset<{dtype}>({n}, {off}): bufOffset must be 32-byte "
+                "aligned", buffer=b, core=self.core.block_idx), f)
+        if n < 0 or off < 0 or n * dtype.size + off > length:
+            fault(self.core, OutOfRangeError(
+                f"{self.name}.GetWithOffset<{dtype}>({n}, {off}): bytes [{off}, "
+                f"{off + n * dtype.size}) of a {length}-byte TBuf", buffer=b,
+                byte_range=f"UB [{b.start + off}, {b.start + off + n * dtype.size})",
+                core=self.core.block_idx), f, memory=f"UB ({b.name})",
+                start=b.start + off, end=b.start + off + n * dtype.size)
+            # check mode: clipped to the buffer; accesses past it are reported where they are
+            off = min(max(off, 0), length)
+            n = min(max(n, 0), (length - off) // dtype.size)
+        return LocalTensor(dtype, self.core, b.start + off, n, b)
+
 
 def _fill(core: CoreState, start: int, end: int) -> None:
     # AllocTensor contents are unspecified: make stale data obvious.
     core.ub[start:end] = core.dummy
 
 
-def _alloc_id(core: CoreState, event: int, frame=None) -> int:
-    held = core.event_pool.get(event, 0)
+def _lowest_free(held: int) -> int:
     for event_id in range(NUM_EVENT_IDS):
         if not held & (1 << event_id):
-            core.event_pool[event] = held | (1 << event_id)
             return event_id
+    return -1
+
+
+def _alloc_id(core: CoreState, event: int, frame=None) -> int:
+    held = core.event_pool.get(event, 0)
+    event_id = _lowest_free(held)
+    if event_id >= 0:
+        core.event_pool[event] = held | (1 << event_id)
+        return event_id
     abort(core, QueueStateError(f"no free event id for {HardEvent(event).name}: all "
-                                f"{NUM_EVENT_IDS} are held by queue operations",
-                                core=core.block_idx), frame)
+                                f"{NUM_EVENT_IDS} are held by queue operations or "
+                                "AllocEventID", core=core.block_idx), frame)
     return -1
 
 

@@ -355,3 +355,9 @@ def load_profile(profile: str | Path | HardwareProfile | None = None) -> Hardwar
         raise ProfileError(f"unknown hardware profile {text!r}: not a file and not one of "
                            f"{', '.join(profile_names())}")
     return _load_cached(str(path.resolve()))
+
+
+def semantic_options() -> dict[str, str]:
+    """{option: what it decides} of the [semantics] section: the hardware behaviours the public
+    documents leave open, which every profile file must set (README's assumption table)."""
+    return {key: spec[2] for key, spec in _SCHEMA["semantics"].items()}

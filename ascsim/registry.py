@@ -169,7 +169,7 @@ class Work:
 @dataclass(frozen=True)
 class CppDecl:
     """A declaration in ascsim's AscendC header: a free function of namespace AscendC, or a
-    member of one of its class templates (`scope` "TQue", "LocalTensor", "GlobalTensor")."""
+    member of one of its classes (`scope` "TQue", "LocalTensor", "GlobalTensor", "TPipe")."""
 
     text: str
     scope: str = "AscendC"

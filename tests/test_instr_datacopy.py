@@ -8,8 +8,10 @@ in ascendc_semantics.md §1.2 and §3:
   32-byte aligned in UB as [left pad][data][right pad][dummy], dstStride DataBlocks apart;
 - DataCopyPad UB->GM: srcStride in DataBlocks (UB side, after the block rounded up to 32 bytes),
   dstStride a byte gap in GM, exactly blockLen bytes written per block.
-Pad values come from DataCopyPadExtParams when isPad is set; every other pad / dummy byte reads
-as the profile's dummy fill (0xFF, a NaN in every float type, by default).
+Pad bytes hold MOV_PAD_VAL's low bytes (paddingValue when isPad is set, else what the register
+holds: 0 at kernel start by default), so do the dummy bytes next to a left/right pad; the dummy
+bytes of an unpadded block follow the profile's dummy_fill (default: the pad value with isPad,
+else the block's first element; ascendc_more.md §6(b)).
 """
 
 from __future__ import annotations
@@ -57,20 +59,31 @@ def ref_blocks(dst: np.ndarray, doff: int, src: np.ndarray, soff: int, count: in
 
 def ref_pad_in(ub: np.ndarray, doff: int, gm: np.ndarray, soff: int, p: DataCopyExtParams,
                esize: int, is_pad: bool = False, left: int = 0, right: int = 0,
-               pad_value: bytes = b"") -> np.ndarray:
-    """DataCopyPad GM->UB: left/right in elements, pad_value the element's bytes."""
+               pad_value: bytes = b"", reg: bytes = bytes(8),
+               dummy_fill: str = "pad_if_isPad_else_first_elem") -> np.ndarray:
+    """DataCopyPad GM->UB: left/right in elements, pad_value the element's bytes, reg the
+    MOV_PAD_VAL bytes before the call. Pads hold the pattern (pad_value with isPad, else the
+    register; its first min(esize, 4) bytes), so does the dummy after a left/right pad; an
+    unpadded block's dummy follows dummy_fill."""
     out = ub.copy()
+    w = min(esize, 4)
     lb, rb = left * esize, right * esize
     padded = -(-(lb + p.blockLen + rb) // 32) * 32
+    pattern = np.frombuffer((pad_value if is_pad else reg)[:w], np.uint8)
+    end = lb + p.blockLen + rb
     for k in range(p.blockCount if p.blockLen else 0):
         base = doff + k * (padded + 32 * p.dstStride)
         block = np.full(padded, DUMMY, np.uint8)
-        if is_pad:
-            value = np.frombuffer(pad_value, np.uint8)
-            block[:lb] = np.resize(value, lb)
-            block[lb + p.blockLen:lb + p.blockLen + rb] = np.resize(value, rb)
         s = soff + k * (p.blockLen + p.srcStride)
         block[lb:lb + p.blockLen] = gm[s:s + p.blockLen]
+        block[:lb] = np.resize(pattern, lb)
+        block[lb + p.blockLen:end] = np.resize(pattern, rb)
+        if lb or rb or (is_pad and dummy_fill == "pad_if_isPad_else_first_elem"):
+            block[end:] = np.resize(pattern, padded - end)
+        elif dummy_fill in ("first_element", "pad_if_isPad_else_first_elem"):
+            block[end:] = np.resize(block[lb:lb + w], padded - end)
+        elif dummy_fill == "zero":
+            block[end:] = 0
         out[base:base + padded] = block
     return out
 
@@ -92,8 +105,21 @@ def test_reference_models_self_check() -> None:
     ub = np.zeros(128, np.uint8)
     out = ref_pad_in(ub, 0, gm, 1, DataCopyExtParams(2, 6, 2, 1), 2, True, 1, 2, b"\x07\x00")
     assert list(out[:12]) == [7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 7, 0]
-    assert (out[12:32] == DUMMY).all() and (out[32:64] == 0).all()   # one block of gap
+    assert list(out[12:32]) == [7, 0] * 10 and (out[32:64] == 0).all()   # one block of gap
     assert list(out[64:74]) == [7, 0, 9, 10, 11, 12, 13, 14, 7, 0]
+    # no padding: the dummy is the first element (isPad false) or the pad value (isPad)
+    out = ref_pad_in(ub, 0, gm, 0, DataCopyExtParams(1, 12, 0, 0), 4)
+    assert list(out[:32]) == list(range(12)) + [0, 1, 2, 3] * 5
+    out = ref_pad_in(ub, 0, gm, 0, DataCopyExtParams(1, 12, 0, 0), 4, True, 0, 0,
+                     b"\x09\x08\x07\x06")
+    assert list(out[:32]) == list(range(12)) + [9, 8, 7, 6] * 5
+    out = ref_pad_in(ub, 0, gm, 0, DataCopyExtParams(1, 12, 0, 0), 4, True, 0, 0, b"\x09" * 4,
+                     dummy_fill="nan")
+    assert list(out[:32]) == list(range(12)) + [DUMMY] * 20
+    # 64-bit elements use the b32 pattern: the register's low 4 bytes
+    out = ref_pad_in(ub, 0, gm, 0, DataCopyExtParams(1, 8, 0, 0), 8, False, 1, 0,
+                     reg=bytes(range(1, 9)))
+    assert list(out[:32]) == [1, 2, 3, 4] * 2 + list(range(8)) + [1, 2, 3, 4] * 4
     ub = np.arange(200, dtype=np.uint8)
     back = ref_pad_out(np.zeros(20, np.uint8), 3, ub, 2, DataCopyExtParams(2, 6, 1, 4))
     assert list(back) == [0, 0, 0, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 66, 67, 68, 69, 70, 71, 0]
@@ -287,14 +313,16 @@ def test_datacopy_pad_gm_to_ub(case: tuple) -> None:
     assert rec.writes[0].start == UB0 and rec.writes[0].nbytes == span
 
 
-def test_dummy_reads_as_nan() -> None:
+def test_dummy_nan_profile(tmp_path: Path) -> None:
+    """dummy_fill = "nan": an unpadded block's dummy bytes read as 0xFF, a NaN."""
+    prof = custom_profile(tmp_path, "dummy_fill", '"nan"')
     x = np.arange(1, 6, dtype=F32)
 
     def body(ub, xb):
         A.DataCopyPad(tensor(ub, UB0, f32), gtensor(xb, f32), DataCopyExtParams(1, 20, 0, 0),
                       DataCopyPadExtParams[f32](False, 0, 0, 0))
 
-    ub, _ = run_ub(body, ub_init(), gm=(x,))
+    ub, _ = run_ub(body, ub_init(), gm=(x,), profile=prof)
     got = ub_array(ub, UB0, F32, 8)
     assert (got[:5] == x).all() and np.isnan(got[5:]).all()
     assert (ub[UB0 + 20:UB0 + 32] == 0xFF).all()
@@ -314,8 +342,9 @@ def test_dummy_first_element_profile(tmp_path: Path) -> None:
 
     ub, _ = run_ub(body, ub_init(), gm=(x,), profile=prof)
     assert list(ub_array(ub, UB0, F32, 16)) == [1, 2, 3, 1, 1, 1, 1, 1, 5, 6, 7, 5, 5, 5, 5, 5]
-    # with padding the pad and dummy bytes are random on hardware: the fill byte here
-    assert (ub[UB0 + 1024:UB0 + 1028] == 0xFF).all() and (ub[UB0 + 1040:UB0 + 1056] == 0xFF).all()
+    # with padding and no isPad, the pad and dummy bytes hold MOV_PAD_VAL (ascendc_more.md
+    # §6(b), correcting the first sheet's "random"): 0 at kernel start (pad_reg_init)
+    assert (ub[UB0 + 1024:UB0 + 1028] == 0).all() and (ub[UB0 + 1040:UB0 + 1056] == 0).all()
 
 
 def test_dummy_zero_profile(tmp_path: Path) -> None:
@@ -424,3 +453,72 @@ def test_round_trip_through_ub_unaligned() -> None:
         s = 3 + k * 114
         want[s:s + 101] = x[s:s + 101]
     assert (y == want).all()
+
+
+# ---- DataCopy(DataCopyParams): exact byte ranges and field ranges -----------------------------
+
+def _strided_race_kernel(x, y, touch_ub: tuple[int, int], touch_gm: tuple[int, int]):
+    """A strided GM->UB copy (3 blocks of 32 bytes, GM gap 1 block, UB gap 2 blocks) and a
+    strided UB->GM copy (GM gap 1 block), each followed, without any sync, by an access of
+    another pipe to the given byte range of what it wrote (relative to its start)."""
+    pipe = A.TPipe()
+    buf = A.TBuf[A.QuePosition.VECCALC]()
+    pipe.InitBuffer(buf, 4096)
+    ub = buf.Get[f32]()
+    xg, yg = gtensor(x, f32), gtensor(y, f32)
+    A.DataCopy(ub, xg, DataCopyParams(3, 1, 1, 2))          # UB blocks at 0, 96, 192
+    lo, hi = touch_ub
+    A.Adds(ub[1024 + lo // 4], ub[lo // 4], 1.0, (hi - lo) // 4)    # V reads UB [lo, hi)
+    A.Duplicate(ub[2048], 1.0, 64)
+    A.SetFlag[A.HardEvent.V_MTE3](0)
+    A.WaitFlag[A.HardEvent.V_MTE3](0)
+    A.DataCopy(yg, ub[512], DataCopyParams(3, 1, 0, 1))      # GM blocks at 0, 64, 128
+    lo, hi = touch_gm
+    A.DataCopy(ub[1536], yg[lo // 4], (hi - lo) // 4)        # MTE2 reads GM [lo, hi)
+
+
+@pytest.mark.parametrize(("touch_ub", "touch_gm", "races"), [
+    ((32, 96), (32, 64), []),                              # only the gaps: no hazard
+    ((64, 128), (96, 160), [("RAW", "UB", 96, 128), ("RAW", "GM y", 128, 160)]),
+    ((192, 224), (0, 32), [("RAW", "UB", 192, 224), ("RAW", "GM y", 0, 32)]),
+], ids=["gaps", "straddle", "blocks"])
+@pytest.mark.instruction("DataCopy")
+def test_datacopy_params_sanitizer_ranges_are_exact(touch_ub, touch_gm, races) -> None:
+    """The STRIDED accesses touch exactly their blocks: an unsynchronised access of another
+    pipe to a gap is no hazard, and the hazard range of one that straddles is the block part."""
+    import ascsim
+    x = np.arange(256, dtype=np.float32)
+    y = np.zeros(256, np.float32)
+    r = ascsim.launch(lambda x, y: _strided_race_kernel(x, y, touch_ub, touch_gm), 1, x, y,
+                      sanitize="check")
+    got = [(f.check.split()[0], f.memory, f.start, f.end) for f in r.findings
+           if f.kind == "racecheck"]
+    assert got == races
+    first = r.decoded(0)[0]
+    assert [(a.mem, a.start, a.end, a.strided) for a in first.accesses] == [
+        (0, 0, 224, True), (1, 0, 160, True)]
+
+
+def test_datacopy_params_field_ranges() -> None:
+    """uint16 fields: blockLen and both gaps at most 65535 blocks, blockCount at most 4095; a
+    strided span past the GM buffer is reported with its exact byte range."""
+    x = gm_bytes(4096)
+
+    def body(ub, xb):
+        g, t = gtensor(xb, f32), tensor(ub, UB0, f32)
+        for p in (DataCopyParams(1, 65536, 0, 0), DataCopyParams(2, 1, 65536, 0),
+                  DataCopyParams(2, 1, 0, 65536), DataCopyParams(-1, 1, 0, 0)):
+            with pytest.raises(ParameterError, match="out of range"):
+                A.DataCopy(t, g, p)
+        A.DataCopy(t, g, DataCopyParams(4095, 0, 0, 0))        # the largest count, no bytes
+        # 3 blocks of 2 with gaps of 30: span (3 - 1) * 32 * 32 + 64 = 2112 bytes from 2048
+        with pytest.raises(OutOfRangeError, match=r"reads GM bytes \[2048, 4160\)"):
+            A.DataCopy(t, g[512], DataCopyParams(3, 2, 30, 0))
+        with pytest.raises(OutOfRangeError, match=r"writes GM bytes \[2048, 4160\)"):
+            A.DataCopy(g[512], t, DataCopyParams(3, 2, 0, 30))
+        with pytest.raises(OutOfRangeError, match="touches 2112 bytes of dst"):
+            A.DataCopy(tensor(ub, UB0, f32, 512), tensor(ub, UB0 + 8192, f32),
+                       DataCopyParams(3, 2, 0, 30))
+
+    _, run = run_ub(body, gm=(x,))
+    assert [r.name for r in run.decoded(0)] == ["DataCopy"]

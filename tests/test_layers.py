@@ -48,7 +48,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"runtime"}),
     frozenset({"host", "aclnn", "tuning", "operator", "sweep", "compare", "oprunner",
                "testing"}),
-    frozenset({"cli", "__main__", "cppheader"}),
+    frozenset({"cli", "__main__", "cppheader", "readmetables"}),
 )
 TOP = len(LAYERS) - 1  # the commands
 # the simulated machine never calls up into what analyses or runs it

@@ -110,7 +110,7 @@ def test_init_buffer_errors() -> None:
         with pytest.raises(QueueStateError, match="more than 8 TQue buffers at VECIN"):
             pipe.InitBuffer(many, 8, 32)      # 1 + 8 VECIN buffers: one event id each
         calc = TQue[QuePosition.VECCALC, 1]()
-        pipe.InitBuffer(calc, 8, 32)          # VECCALC queues carry no events
+        pipe.InitBuffer(calc, 8, 32)          # VECCALC: eight ids of its own events
         with pytest.raises(QueueStateError, match="a TQue at GM has no place"):
             pipe.InitBuffer(TQue[QuePosition.GM, 1](), 1, 32)
 
@@ -250,9 +250,20 @@ def test_vecout_implicit_flags() -> None:
     ]
 
 
-def test_veccalc_queue_has_no_flags() -> None:
+def test_veccalc_queue_uses_mte2_mte3_flags() -> None:
+    """TQue<VECCALC> is not a documented position: its ends map to MAX, physically UB, so its
+    events are MTE2_MTE3 / MTE3_MTE2 (ascendc_more.md §4 [INFERRED]; ascsim had no flags here
+    before that sheet)."""
     assert queue_trace(QuePosition.VECCALC) == [
-        ("AllocTensor",), ("EnQue",), ("DeQue",), ("FreeTensor",)] * 2
+        ("AllocTensor",),
+        ("EnQue",), ("SetFlag", "MTE2", "MTE2_MTE3", 0, 1),
+        ("DeQue",), ("WaitFlag", "MTE3", "MTE2_MTE3", 0, 1),
+        ("FreeTensor",), ("SetFlag", "MTE3", "MTE3_MTE2", 0, 1),
+        ("AllocTensor",), ("WaitFlag", "MTE2", "MTE3_MTE2", 0, 1),
+        ("EnQue",), ("SetFlag", "MTE2", "MTE2_MTE3", 0, 1),
+        ("DeQue",), ("WaitFlag", "MTE3", "MTE2_MTE3", 0, 1),
+        ("FreeTensor",), ("SetFlag", "MTE3", "MTE3_MTE2", 0, 1),
+    ]
 
 
 def test_explicit_and_implicit_flags_share_the_semaphores() -> None:

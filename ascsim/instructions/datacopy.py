@@ -8,9 +8,23 @@ DataCopyPad takes `DataCopyExtParams{blockCount, blockLen, srcStride, dstStride,
 blockLen in bytes. GM->UB: srcStride is a byte gap on the GM side, dstStride a gap in 32-byte
 blocks on the UB side; each block lands 32-byte aligned as [left pad][data][right pad][dummy up
 to the next 32 bytes]. UB->GM mirrors the units (srcStride in blocks, dstStride in bytes) and
-writes exactly blockLen bytes per block. Pad values come from `DataCopyPadExtParams` when
-isPad is set; otherwise pad and dummy bytes are unspecified and read as the hardware profile's
-dummy fill (0xFF by default: NaN in every float type).
+writes exactly blockLen bytes per block.
+
+Pad values (ascendc_more.md §5 and §6(b)). The left/right pad bytes come from MOV_PAD_VAL, one
+per-core register (`core.pad_reg`): `SetPadValue<T>(v)` (PIPE_S) writes it, and so does every
+DataCopyPad GM->UB with isPad=true (with paddingValue's bits: `DataCopyPadExtParams<T>` converts
+the value to T, the legacy `DataCopyPadParams` takes raw uint64 bits). With isPad=false the pads
+use whatever the register holds; TPipe does not reset it; its value at kernel start is UNKNOWN,
+the profile's `pad_reg_init` (default 0). A block's pad pattern is the register's low sizeof(T)
+bytes (64-bit types copy as b32: the low 4 bytes, so their paddingValue must be 0). The dummy
+bytes up to the next 32 bytes hold the pad value too when left or right padding is non-zero
+[DOC]; without padding it is UNKNOWN on A2 (the doc says the block's first element, the 950
+example the pad value), so the profile's `dummy_fill` decides: "pad_if_isPad_else_first_elem"
+(default: the pad value with isPad, else the first element), "first_element", or "nan"/"zero"
+(the unspecified byte 0xFF/0x00, which fresh AllocTensor buffers read as in every mode). The
+register is read when the copy is issued (its record holds the bits).
+The legacy `DataCopyPad(dst, src, DataCopyParams, DataCopyPadParams)` takes blockLen in bytes
+too (its fields are uint16).
 """
 
 from __future__ import annotations
@@ -22,12 +36,23 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
-from ..core import MEM_UB, PIPE_MTE2, PIPE_MTE3, PIPE_V, CoreState, dummy_byte, first_element_dummy
+from ..core import (
+    MEM_UB,
+    PIPE_MTE2,
+    PIPE_MTE3,
+    PIPE_S,
+    PIPE_V,
+    CoreState,
+    current_core,
+    dummy_byte,
+    first_element_dummy,
+)
 from ..dtypes import ALL_DTYPES, DType
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..faults import abort, fault, note
 from ..memory import GlobalTensor, LocalTensor
-from ..records import DTYPE, PIPE, REPEATS, STRIDED, W, param_fields, start_fields
+from ..pipe import QuePosition
+from ..records import DTYPE, PIPE, REPEATS, STRIDED, W, param_fields, signed64, start_fields
 from ..registry import (
     AccessPattern,
     Cost,
@@ -46,7 +71,7 @@ from ..workcall import NO_GM, compile_loop
 from .common import BLOCK_BYTES, as_count, core_of
 
 __all__ = ["DataCopy", "DataCopyPad", "DataCopyParams", "DataCopyExtParams",
-           "DataCopyPadExtParams", "DataCopyPadParams"]
+           "DataCopyPadExtParams", "DataCopyPadParams", "SetPadValue"]
 KERNEL_SURFACE = tuple(__all__)
 
 
@@ -54,6 +79,8 @@ MAX_BLOCK_COUNT = 4095
 MAX_PAD_BLOCK_LEN = 2097151
 MAX_BLOCK_LEN_BLOCKS = 65535
 MAX_PAD_BYTES = 32
+MAX_UINT16 = 65535
+_U64 = (1 << 64) - 1
 
 
 class DataCopyParams:
@@ -116,7 +143,24 @@ class DataCopyPadExtParams:
 
 _PAD_PARAMS: dict[DType, partial] = {}  # dtype -> DataCopyPadExtParams[dtype]
 
-DataCopyPadParams = DataCopyPadExtParams  # the older spelling takes the same fields
+class DataCopyPadParams:
+    """The legacy `DataCopyPadParams{isPad, leftPadding, rightPadding, paddingValue}` (no
+    template): paddingValue is a raw uint64 that goes into MOV_PAD_VAL unconverted (its low
+    sizeof(T) bytes are T's bits, ascendc_more.md §6(b))."""
+
+    __slots__ = ("isPad", "leftPadding", "rightPadding", "paddingValue")
+
+    def __init__(self, isPad: bool = False, leftPadding: int = 0, rightPadding: int = 0,
+                 paddingValue: int = 0) -> None:
+        self.isPad = bool(isPad)
+        self.leftPadding = int(leftPadding)
+        self.rightPadding = int(rightPadding)
+        self.paddingValue = int(paddingValue) & _U64
+
+    def __repr__(self) -> str:
+        return (f"DataCopyPadParams({self.isPad}, {self.leftPadding}, {self.rightPadding}, "
+                f"{self.paddingValue:#x})")
+
 
 _NO_PAD = DataCopyPadExtParams()
 
@@ -135,13 +179,15 @@ _SIZES = tuple(max((t.size for t in ALL_DTYPES if t.code == c), default=1)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pad_fill(d, lo, hi, left, data_end, pad_end, pad_bits, is_pad, dummy, first, s, esize):
-    # bytes [lo, hi) of one block that are padding or dummy, not data
+def _pad_fill(d, lo, hi, pad_end, pad_bits, reg_dummy, dummy, first, s, w):
+    # bytes [lo, hi) of one block that are padding or dummy, not data: the pads (below
+    # pad_end) and a dummy next to a pad hold the register's pattern, other dummy bytes the
+    # first element or the dummy byte
     for i in range(lo, hi):
-        if is_pad and (i < left or data_end <= i < pad_end):
-            d[i] = (pad_bits >> (8 * (i % esize))) & 0xFF
+        if i < pad_end or reg_dummy:
+            d[i] = (pad_bits >> (8 * (i % w))) & 0xFF
         elif first:
-            d[i] = s[i % esize]  # the documented "first element of the block" dummy
+            d[i] = s[i % w]  # the documented "first element of the block" dummy
         else:
             d[i] = dummy
 
@@ -149,10 +195,13 @@ def _pad_fill(d, lo, hi, left, data_end, pad_end, pad_bits, is_pad, dummy, first
 @njit(cache=True, nogil=True, error_model="numpy")
 def copy_pad_loop(dummy, first_element, ub, doff, dpitch, gm, soff, spitch, nbytes, count,
                   left, right, padded, is_pad, pad_bits, esize):
-    """DataCopyPad GM->UB: per block [left pad][data][right pad][dummy to `padded` bytes]."""
+    """DataCopyPad GM->UB: per block [left pad][data][right pad][dummy to `padded` bytes];
+    pad_bits is MOV_PAD_VAL, first_element the profile's dummy mode (first_element_dummy)."""
     literally(dummy)
     literally(first_element)
-    first = first_element == 1 and nbytes >= esize and left == 0 and right == 0
+    w = min(esize, 4)  # 64-bit types copy as b32
+    reg_dummy = left != 0 or right != 0 or (first_element == 2 and is_pad)
+    first = not reg_dummy and first_element != 0 and nbytes >= w
     for k in range(count if nbytes else 0):
         base = doff + k * dpitch
         d = ub[base:base + padded]
@@ -160,10 +209,9 @@ def copy_pad_loop(dummy, first_element, ub, doff, dpitch, gm, soff, spitch, nbyt
         data = d[left:left + nbytes]
         for i in range(nbytes):
             data[i] = s[i]
-        _pad_fill(d, 0, left, left, left + nbytes, left + nbytes + right, pad_bits, is_pad,
-                  dummy, first, s, esize)
-        _pad_fill(d, left + nbytes, padded, left, left + nbytes, left + nbytes + right,
-                  pad_bits, is_pad, dummy, first, s, esize)
+        _pad_fill(d, 0, left, left, pad_bits, reg_dummy, dummy, first, s, w)
+        _pad_fill(d, left + nbytes, padded, left + nbytes + right, pad_bits, reg_dummy, dummy,
+                  first, s, w)
 
 
 # Work on rows (records.py): params (block_len, src_pitch, dst_pitch), then the dst and src
@@ -425,6 +473,11 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
     if params.srcStride < 0 or params.dstStride < 0:
         return fault(core, ParameterError(f"DataCopyPad: negative stride in {params!r}"), f,
                      instruction="DataCopyPad")
+    if type(params) is DataCopyParams and max(blen, params.srcStride,
+                                             params.dstStride) > MAX_UINT16:
+        return fault(core, ParameterError(
+            f"DataCopyPad: {params!r}: the legacy DataCopyParams fields are uint16 (blockLen "
+            "in bytes, strides at most 65535)"), f, instruction="DataCopyPad")
     strided = STRIDED if count > 1 else 0
     if pipe == PIPE_MTE2:
         pad = padParams or _NO_PAD
@@ -433,6 +486,15 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
             return fault(core, ParameterError(
                 f"DataCopyPad: padding of {pad.leftPadding} / {pad.rightPadding} elements "
                 "exceeds 32 bytes"), f, instruction="DataCopyPad")
+        if pad.isPad:
+            if type(pad) is DataCopyPadParams:
+                bits = pad.paddingValue               # raw bits, unconverted
+            else:
+                bits = dt.scalar_bits(pad.paddingValue) & ((1 << 8 * dt.size) - 1)
+            if dt.size == 8 and bits:
+                return fault(core, ParameterError(
+                    f"DataCopyPad: paddingValue must be 0 for {dt} (64-bit types are copied "
+                    "as 32-bit ones)"), f, instruction="DataCopyPad")
         padded = (left + blen + right + 31) // 32 * 32
         spitch = blen + params.srcStride                  # GM side: byte gap
         dpitch = padded + params.dstStride * BLOCK_BYTES  # UB side: gap in blocks
@@ -449,7 +511,9 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                            or _outside(buf.nbytes, s, span_s))
         core = dst.core
         d = dst.addr
-        pad_bits = dt.scalar_bits(pad.paddingValue) if pad.isPad else 0
+        if pad.isPad:
+            core.pad_reg = bits  # MOV_PAD_VAL, as SetPadValue writes it
+        pad_bits = signed64(core.pad_reg)
         row = rec.pad_row(COPY_PAD.id, PIPE_MTE2, f.f_code, f.f_lasti, dt.code,
                           count * blen // dt.size, count, blen, spitch, dpitch, left, right,
                           padded, int(pad.isPad), pad_bits, W | strided, MEM_UB, d, d + span_d,
@@ -485,3 +549,40 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
     _execute(core, COPY_PAD, PIPE_MTE3, buf.data, row, clipped,
              _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)
+
+
+# ---- SetPadValue --------------------------------------------------------------------------
+
+PAD_VALUE = register(
+    "SetPadValue", family="scalar", pipe=PIPE_S,
+    operands=(Operand("paddingValue", AccessPattern.NONE),),
+    dataflow=Dataflow.STATE, cost=Cost(CostKind.SCALAR),
+    signatures=tuple(Signature((t,)) for t in ALL_DTYPES), work=None,
+    cpp=(CppDecl("template <typename T, TPosition pos = TPosition::MAX>\n"
+                 "__aicore__ void SetPadValue(T paddingValue);"),),
+    doc="write MOV_PAD_VAL, the pad value DataCopyPad GM->UB uses without isPad")
+
+
+def _set_pad_value(dtype: DType, position: int, paddingValue: object) -> None:
+    f = sys._getframe(1)
+    core = current_core()
+    bits = dtype.scalar_bits(paddingValue)
+    core.records.append(rec.row(PAD_VALUE.id, PIPE_S, f.f_code, f.f_lasti, dtype.code, 0, 0,
+                                position, bits, (), ()))
+    core.pad_reg = bits & ((1 << 8 * dtype.size) - 1)
+
+
+class _SetPadValue(dict):
+    """`SetPadValue[T](v)` or `SetPadValue[T, pos](v)`: one bound call per template argument
+    list (the position does not change what A2 does; it is recorded as MODE)."""
+
+    def __missing__(self, key: object):
+        dtype, position = key if isinstance(key, tuple) else (key, QuePosition.MAX)
+        if not isinstance(dtype, DType):
+            raise ParameterError(f"SetPadValue[T] or SetPadValue[T, pos] takes a dtype, got "
+                                 f"{dtype!r}")
+        call = self[key] = partial(_set_pad_value, dtype, int(QuePosition(position)))
+        return call
+
+
+SetPadValue = _SetPadValue()

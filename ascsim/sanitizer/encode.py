@@ -58,6 +58,7 @@ class Encoded:
     bstart: np.ndarray
     bend: np.ndarray
     bque: np.ndarray
+    blive: np.ndarray      # [since, until): the records during which a buffer exists
     buffers: list          # BufferInfo per buffer id
     subranges: int         # extra segment boundaries strided accesses may create
 
@@ -86,6 +87,9 @@ def encode_core(core: CoreState) -> Encoded:
     bstart = np.array([b.start for b in infos], np.int64)
     bend = np.array([b.end for b in infos], np.int64)
     bque = np.array([b.index >= 0 for b in infos], np.bool_)
+    # the records during which each buffer exists (TPipe.Reset retires buffers)
+    blive = np.array([(b.since, b.until if b.until >= 0 else m) for b in infos],
+                     np.int64).reshape(-1, 2)
     for i in np.flatnonzero(cls == ps.C_QALLOC).tolist():
         # the fill of a fresh buffer runs on the pipe that fills its position
         pipe[i] = PIPE_MTE2 if infos[par[i]].position == "VECIN" else PIPE_V
@@ -118,5 +122,5 @@ def encode_core(core: CoreState) -> Encoded:
         P[i, ps.P_REPEAT] = r[rec.REPEATS]
         subranges += r[rec.REPEATS] * 8 * int(aoff[i + 1] - aoff[i])
     return Encoded(order, cls, pipe, cols.count, dsz, par, implicit, aoff, af, am, ast, aen,
-                   apat, P, bstart, bend, bque, infos, subranges)
+                   apat, P, bstart, bend, bque, blive, infos, subranges)
 

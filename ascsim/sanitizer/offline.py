@@ -89,8 +89,8 @@ def _pass(core: CoreState, enc: Encoded, session: Session
     executed = np.zeros(m, np.uint8)
     ps.analyse_core(enc.order, enc.cls, enc.pipe, enc.count, enc.dsz, enc.par, enc.aoff,
                     enc.af, enc.am, enc.ast, enc.aen, enc.apat, enc.P, memsize, is_output,
-                    session.sync_mode == "auto", ub, caps, enc.bstart, enc.bend, enc.bque, ev,
-                    evn, gw_cap, executed)
+                    session.sync_mode == "auto", ub, caps, enc.bstart, enc.bend, enc.bque,
+                    enc.blive, ev, evn, gw_cap, executed)
     return ev[:evn[0]], int(evn[1]), executed.astype(np.bool_)
 
 

@@ -659,8 +659,11 @@ def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, mem
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, ub, ev, evn):
-    """Issue order: a UB access to a queue buffer that is free (never allocated, or freed)."""
+def _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, blive, ub, ev,
+                evn):
+    """Issue order: a UB access to a queue buffer that is free (never allocated, or freed);
+    only while the buffer exists (records [blive[b, 0], blive[b, 1]): TPipe.Reset lays UB out
+    afresh, and old and new buffers may overlap)."""
     m = cls.shape[0]
     nb = bstart.shape[0]
     state = np.zeros(nb, np.int64)
@@ -685,18 +688,21 @@ def _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, ub, 
                     continue
                 lo, hi = max(ast[a], 0), min(aen[a], ub)
                 for b in range(nb):
-                    if bstart[b] < hi and lo < bend[b] and bque[b] and state[b] == 0:
+                    if bstart[b] < hi and lo < bend[b] and bque[b] and state[b] == 0 and \
+                            blive[b, 0] <= j < blive[b, 1]:
                         _emit(ev, evn, EV_USE_FREE, j, -1, 0, max(lo, bstart[b]),
                               min(hi, bend[b]), 0, 0, b, freed[b])
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
-                 is_output, auto, ub, caps, bstart, bend, bque, ev, evn, gw_cap, executed):
+                 is_output, auto, ub, caps, bstart, bend, bque, blive, ev, evn, gw_cap,
+                 executed):
     """The whole offline pass of one core; events go to ev (evn[0] of them, evn[1] dropped);
     executed[j] = 1 for every record that ran (a deadlocked pipe's backlog never does)."""
     m = cls.shape[0]
-    _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, ub, ev, evn)
+    _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, blive, ub, ev,
+                evn)
     nmem = memsize.shape[0]
     # segment maps
     off = np.zeros(nmem, np.int64)

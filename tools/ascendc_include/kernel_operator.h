@@ -66,7 +66,7 @@ enum event_t {
 namespace AscendC {
 
 // ---- enums -------------------------------------------------------------------------------------
-enum class TPosition : uint8_t { GM = 0, VECIN = 1, VECOUT = 2, VECCALC = 3 };
+enum class TPosition : uint8_t { GM = 0, VECIN = 1, VECOUT = 2, VECCALC = 3, MAX = 4 };
 using QuePosition = TPosition;
 
 // Source pipe then destination pipe; values as in impl/basic_api/kernel_event.h.
@@ -108,6 +108,7 @@ enum class HardEvent : uint8_t {
     FIX_FIX = 34,
     MAX = 35,
 };
+using TEventID = int8_t;  // an event id as the TPipe hands it out (0-7)
 
 enum class RoundMode {
     CAST_NONE = 0,
@@ -175,10 +176,11 @@ public:
 };
 
 // ---- TPipe, TQue, TBuf -------------------------------------------------------------------------
-template <TPosition pos, int32_t depth>
-class TQue {
+// TQue<pos, depth> is TQueBind<pos, pos, depth>; the queue calls are members of TQueBind.
+template <TPosition src, TPosition dst, int32_t depth>
+class TQueBind {
 public:
-    __aicore__ TQue();
+    __aicore__ TQueBind();
     // BEGIN ascsim-generated: TQue members
     // AllocTensor: take the next free buffer of a TQue (its contents are unspecified)
     template <typename T>
@@ -197,6 +199,12 @@ public:
     __aicore__ bool HasTensorInQue();
 };
 
+template <TPosition pos, int32_t depth>
+class TQue : public TQueBind<pos, pos, depth> {
+public:
+    __aicore__ TQue();
+};
+
 template <TPosition pos = TPosition::VECCALC>
 class TBuf {
 public:
@@ -205,18 +213,34 @@ public:
     __aicore__ LocalTensor<T> Get();
     template <typename T>
     __aicore__ LocalTensor<T> Get(uint32_t len);
+    template <typename T>
+    __aicore__ LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset);
 };
 
 class TPipe {
 public:
     __aicore__ TPipe();
-    template <TPosition pos, int32_t depth>
-    __aicore__ bool InitBuffer(TQue<pos, depth> &que, uint8_t num, uint32_t len);
+    template <TPosition src, TPosition dst, int32_t depth>
+    __aicore__ bool InitBuffer(TQueBind<src, dst, depth> &que, uint8_t num, uint32_t len);
     template <TPosition pos>
     __aicore__ bool InitBuffer(TBuf<pos> &buf, uint32_t len);
     __aicore__ void Destroy();
     __aicore__ void Reset();
+    // BEGIN ascsim-generated: TPipe members
+    // FetchEventID: the lowest event id of a HardEvent no queue or AllocEventID holds (not
+    //   reserved)
+    template <HardEvent evt>
+    __aicore__ TEventID FetchEventID();
+    __aicore__ TEventID FetchEventID(HardEvent evt);
+    // AllocEventID: reserve the lowest free event id of a HardEvent until ReleaseEventID
+    template <HardEvent evt>
+    __aicore__ TEventID AllocEventID();
+    // ReleaseEventID: give an event id reserved by AllocEventID back
+    template <HardEvent evt>
+    __aicore__ void ReleaseEventID(TEventID id);
+    // END ascsim-generated: TPipe members
 };
+__aicore__ TPipe *GetTPipePtr();  // the TPipe the kernel created
 
 // ---- debugging ---------------------------------------------------------------------------------
 // printf / PRINTF take a C format string; DumpTensor prints dumpSize elements of a tensor;
@@ -368,6 +392,20 @@ __aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &sr
 template <typename T>
 __aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
                             const DataCopyParams &dataCopyParams);
+// SetPadValue: write MOV_PAD_VAL, the pad value DataCopyPad GM->UB uses without isPad
+template <typename T, TPosition pos = TPosition::MAX>
+__aicore__ void SetPadValue(T paddingValue);
+// SetMaskNorm: vector mask state: Normal mode (the mask register is a lane bit mask)
+__aicore__ inline void SetMaskNorm();
+// SetMaskCount: vector mask state: Counter mode (the mask register is an element count)
+__aicore__ inline void SetMaskCount();
+// ResetMask: vector mask state: a full mask (the mode is kept)
+__aicore__ inline void ResetMask();
+// SetVectorMask: vector mask state: write the mask register
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+__aicore__ static inline void SetVectorMask(const uint64_t maskHigh,
+                                            const uint64_t maskLow); __aicore__ static inline void SetVectorMask(int32_t len);
 // Exp: dst = e ** src (element-wise, unary)
 template <typename T>
 __aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
