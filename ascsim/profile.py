@@ -45,8 +45,18 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
     },
     "semantics": {
         "saturation": ((bool,), None, "saturating float conversion mode (CTRL bit 48)"),
-        "dummy_fill": ((str,), lambda v: v in ("nan", "first_element", "zero"),
-                       "what the bytes the hardware leaves unspecified read as"),
+        "dummy_fill": ((str,), lambda v: v in ("nan", "first_element", "zero",
+                                               "pad_if_isPad_else_first_elem"),
+                       "what the bytes the hardware leaves unspecified read as (nan or zero; "
+                       "the other two read as 0xFF too) and DataCopyPad's dummy bytes without "
+                       "left/right padding: that byte, the block's first element, or with "
+                       "isPad the pad value and else the first element"),
+        "pad_reg_init": ((int,), lambda v: 0 <= v < 1 << 64,
+                         "the MOV_PAD_VAL register (DataCopyPad's pad value) at kernel start"),
+        "atomic_type_mismatch": ((str,), lambda v: v == "error",
+                                 "a DMA atomic whose T differs from the copied dtype"),
+        "user_ws_offset": ((int,), lambda v: v >= 0 and v % 32 == 0,
+                           "bytes of system workspace before GetUserWorkspace's user part"),
     },
 }
 
@@ -73,6 +83,8 @@ _COST_SCHEMA: dict[str, dict[str, tuple[tuple[Any, str], str]]] = {
         "set_flag_cycles": (_NON_NEG, "SetFlag on its source pipe"),
         "wait_flag_cycles": (_NON_NEG, "WaitFlag on its destination pipe once the flag is set"),
         "barrier_cycles": (_NON_NEG, "PipeBarrier after its pipe has drained"),
+        "syncall_cycles": (_NON_NEG, "SyncAll: from the last core's arrival until every core "
+                                     "goes on"),
     },
     "cost.gm": {
         "small_transfer_bytes": (_POS, "copies below this many bytes per burst are penalised"),
@@ -142,6 +154,7 @@ class CostParams:
     set_flag_cycles: float
     wait_flag_cycles: float
     barrier_cycles: float
+    syncall_cycles: float
     small_transfer_bytes: float
     small_transfer_penalty: float
     gm_align_bytes: int
@@ -169,6 +182,9 @@ class HardwareProfile:
     bf16: bool
     saturation: bool
     dummy_fill: str
+    pad_reg_init: int
+    atomic_type_mismatch: str
+    user_ws_offset: int
     path: str
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     cost: CostParams | None = field(default=None, compare=False, repr=False)
@@ -327,6 +343,7 @@ def _parse_cost(path: str, data: Any, sources: dict[str, str]) -> CostParams:
         set_flag_cycles=v["cost.sync.set_flag_cycles"],
         wait_flag_cycles=v["cost.sync.wait_flag_cycles"],
         barrier_cycles=v["cost.sync.barrier_cycles"],
+        syncall_cycles=v["cost.sync.syncall_cycles"],
         small_transfer_bytes=v["cost.gm.small_transfer_bytes"],
         small_transfer_penalty=v["cost.gm.small_transfer_penalty"],
         gm_align_bytes=int(align),
