@@ -43,6 +43,7 @@ class CoreState:
         "dummy", "first_element_dummy", "tmp_ub", "owned", "buffers", "queues", "uviews",
         "pad_reg",
         "vmask", "acc_val", "maxmin_cnt",
+        "xcore",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -86,6 +87,8 @@ class CoreState:
         # every TQue, kept after the kernel ends for the analyses
         self.buffers: list[Any] = []
         self.queues: list[Any] = []
+        # cross-core state (instructions/crosscore.py): scheduler, atomic mode, workspace base
+        self.xcore: Any = None
         # The vector unit's mask state (instructions/vmask.py): None is the reset state, Normal
         # mode with a full mask; else (counter mode?, low 64 bits, high 64 bits).
         self.vmask: tuple[bool, int, int] | None = None

@@ -98,10 +98,11 @@ class CostKind(IntEnum):
     WAIT_FLAG = 3
     BARRIER = 4
     SCALAR = 5     # the scalar unit runs it itself
+    CROSS_CORE = 6  # SyncAll / CrossCore flags: the scalar unit waits for other cores
 
 
 CONTROL_COSTS = frozenset({CostKind.SET_FLAG, CostKind.WAIT_FLAG, CostKind.BARRIER,
-                           CostKind.SCALAR})
+                           CostKind.SCALAR, CostKind.CROSS_CORE})
 
 
 @dataclass(frozen=True)

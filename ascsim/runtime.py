@@ -19,8 +19,8 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,11 +29,13 @@ from . import records
 from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
 from .errors import ParameterError, SimulationError
 from .faults import CoreAborted, CoreChecker, Session
+from .instructions.crosscore import CoreScheduler
 from .memory import GmBuffer
 from .profile import HardwareProfile, load_profile
 from .records import Record, decode
 from .registry import REGISTRY
 from .sanitizer import trace as _trace
+from .sanitizer.crosscore import order_findings
 from .sanitizer.offline import analyse_run
 from .sanitizer.report import format_report, sort_key
 from .source import cpp_position, short_path
@@ -184,18 +186,28 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
            tiling: TilingData | None = None, tiling_key: int | None = None,
            profile: str | HardwareProfile | None = None, sanitize: str = "off",
            threads: int = 1, core_order: str = "forward",
-           outputs: Sequence[int] | None = None) -> Run:
+           outputs: Sequence[int] | None = None, atomic_order: str = "core",
+           workspace: int | None = None) -> Run:
     """Run `kernel(*gm_args, tiling)` on `block_dim` simulated AI Vector cores.
 
     `gm_args` are numpy arrays (C-contiguous; outputs are written in place) or None for an
     absent optional input; the tiling struct, if given, is passed as the last GM_ADDR argument.
     `core_order="reverse"` runs the cores last to first (a correct kernel gives the same bits).
+    Cores are scheduled cooperatively (instructions/crosscore.py): they run in that order and
+    hand over at cross-core points (SyncAll, CrossCoreSetFlag/WaitFlag); with `threads=N` up
+    to N run at once, with the same bits. `atomic_order` ("core", "reverse" or "shuffle:SEED")
+    overrides that order, which is the order float atomics accumulate in; re-running with
+    another one exposes order-sensitive outputs (the sanitizer does it in check mode).
 
     `sanitize`: "off" (faults raise, nothing else is checked), "check" (every check runs,
     faults become findings in `Run.findings`, and the report goes to the `ascsim.sanitizer`
     logger) or "strict" (a SimulationError at the first ERROR). `outputs`: indices into
     `gm_args` of the kernel's outputs (the aclnn layer passes them); the sanitizer then reports
-    reads of output bytes not yet written and output bytes no core writes.
+    reads of output bytes not yet written and output bytes no core writes. `workspace`: the
+    index of the workspace argument (the aclnn layer passes it); the sanitizer then reports
+    reads of workspace bytes no write ordered before them has written. In check mode a run
+    whose GM was written by atomics is re-run with the opposite atomic order, and output bytes
+    that differ are reported (float atomics are order-sensitive).
     """
     if core_order not in ("forward", "reverse"):
         raise ParameterError(f"core_order must be 'forward' or 'reverse', got {core_order!r}")
@@ -225,27 +237,23 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     if sanitize != "off":
         outs = frozenset(int(i) + 1 for i in (outputs or ()) if 0 <= int(i) < len(gm_args))
         session = Session(sanitize, sync_mode_of(kernel), outs, name)
+        session.workspaces = frozenset(  # type: ignore[attr-defined]
+            {int(workspace) + 1} if workspace is not None and 0 <= workspace < len(gm_args)
+            else ())
         for core in cores:
             core.sanitizer = CoreChecker(core, session)
+        snapshot = [None if b is None else b.data.copy() for b in gm]
     _trace.attach(cores)
-    order = cores if core_order == "forward" else cores[::-1]
+    sequence = _order(block_dim, core_order, atomic_order)
+    order = [cores[i] for i in sequence]
     start = time.perf_counter()
     # The records are tens of thousands of small tuples: the cyclic GC would rescan them again
     # and again while they grow. Nothing a kernel creates needs cycle collection meanwhile.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        if threads == 1 or block_dim == 1:
-            for core in order:
-                _run_core(kernel, args, core)
-        else:
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                futures = {core.block_idx: pool.submit(_run_core, kernel, args, core)
-                           for core in order}
-                errors = [futures[b].exception() for b in range(block_dim)]
-            for err in errors:  # report the lowest core's fault, whatever order threads ran in
-                if err is not None:
-                    raise err
+        CoreScheduler(cores, [c.block_idx for c in order], threads,
+                      partial(_run_core, kernel, args)).run()
     finally:
         if gc_was_enabled:
             # What the run made lives as long as the run (records, tensors): hand it to the
@@ -259,14 +267,55 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     wall = time.perf_counter() - start
     run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)
     if session is not None:
-        _sanitize(run, session)
+        rerun = partial(_atomic_rerun, kernel, block_dim, snapshot, gm, tiling, tiling_key, prof,
+                        threads, sequence)
+        _sanitize(run, session, rerun)
     return run
 
 
-def _sanitize(run: Run, session: Session) -> None:
+def _atomic_rerun(kernel: Callable[..., Any], block_dim: int, snapshot: list[Any],
+                  gm: list[GmBuffer | None], tiling: TilingData | None, tiling_key: int | None,
+                  prof: HardwareProfile, threads: int, sequence: list[int]) -> list[Any]:
+    """The GM bytes after running the kernel again on the original inputs with the reversed
+    atomic order (sanitizer off, kernel output not logged)."""
+    args = [None if s is None else s.copy().view(b.array.dtype).reshape(b.array.shape)
+            for s, b in zip(snapshot, gm, strict=False)][:len(gm) - (tiling is not None)]
+    was = _KERNEL_LOG.disabled
+    _KERNEL_LOG.disabled = True
+    try:
+        again = launch(kernel, block_dim, *args, tiling=tiling, tiling_key=tiling_key,
+                       profile=prof, threads=threads,
+                       atomic_order=("core" if sequence == list(range(block_dim))[::-1]
+                                     else "reverse"))
+    finally:
+        _KERNEL_LOG.disabled = was
+    return [None if b is None else b.data for b in again.gm]
+
+
+def _order(n: int, core_order: str, atomic_order: str) -> list[int]:
+    """The cores' scheduling order: `atomic_order` when it is not "core", else `core_order`."""
+    if atomic_order == "core":
+        return list(range(n)) if core_order == "forward" else list(range(n - 1, -1, -1))
+    if atomic_order == "reverse":
+        return list(range(n - 1, -1, -1))
+    if atomic_order.startswith("shuffle:"):
+        try:
+            seed = int(atomic_order.split(":", 1)[1])
+        except ValueError:
+            seed = None
+        if seed is not None:
+            return [int(i) for i in np.random.default_rng(seed).permutation(n)]
+    raise ParameterError(f"atomic_order must be 'core', 'reverse' or 'shuffle:SEED', got "
+                         f"{atomic_order!r}")
+
+
+def _sanitize(run: Run, session: Session, rerun: Callable[[], list[Any]] | None = None
+              ) -> None:
     """The offline analyses; then strict raises the earliest ERROR, check logs the report."""
     findings = [f for core in run.cores for f in core.sanitizer.findings]
     findings += analyse_run(run, session)
+    if rerun is not None and session.mode == "check" and run.block_dim > 1:
+        findings += order_findings(run, rerun)
     findings.sort(key=sort_key)
     run.findings = findings
     if session.mode == "strict":

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import run_ub, tensor, ub_array
 
+import ascsim
 import ascsim.ascendc as A
 from ascsim.core import current_core
 from ascsim.dtypes import float as f32
@@ -184,3 +185,33 @@ def test_setters_are_recorded() -> None:
     counts = run.counts_by_instruction()
     for name in ("SetMaskCount", "SetVectorMask", "SetMaskNorm", "ResetMask"):
         assert counts[name] == 1
+
+
+@pytest.mark.parametrize("lanes,uninit", [(104, False), (96, True)])
+def test_initcheck_sees_only_the_counter_mode_lanes(lanes: int, uninit: bool) -> None:
+    """dst is a fresh (unwritten) buffer; a Counter-mode Adds writes `lanes` of it; 104 floats
+    go to GM. With 96 lanes, dst[96:104) was never written: initcheck must say so (and must not
+    take the idle lanes of the partial last repeat for written)."""
+    def kernel(out):
+        pipe = A.TPipe()
+        buf = A.TBuf[A.TPosition.VECCALC]()
+        pipe.InitBuffer(buf, 4096)
+        src = buf.Get[f32]()
+        dst = src[512]
+        A.Duplicate(src, np.float32(1), 128)
+        A.SetMaskCount()
+        A.SetVectorMask[f32, A.MaskMode.COUNTER](0, lanes)
+        A.Adds[f32, False](dst, src, np.float32(1), A.MASK_PLACEHOLDER, 1, P)
+        A.SetMaskNorm()
+        A.ResetMask()
+        A.PipeBarrier[A.PIPE_ALL]()
+        g = A.GlobalTensor[f32]()
+        g.SetGlobalBuffer(out)
+        A.DataCopy(g, dst, 104)
+    out = np.zeros(104, np.float32)
+    run = ascsim.launch(kernel, 1, out, sanitize="check", outputs=(0,))
+    found = [f for f in run.findings if f.kind == "initcheck"]
+    assert bool(found) == uninit, [f.format() for f in run.findings]
+    if uninit:
+        assert (found[0].start, found[0].end) == (96 * 4, 104 * 4)
+    np.testing.assert_array_equal(out[:min(lanes, 104)], 2)

@@ -234,6 +234,15 @@ SPELLINGS = [
     ("Add(t, t, t, 64, 2, {1, 1, 1, 8, 8, 8});",
      "Add(t, t, t, 64, 2, BinaryRepeatParams(1, 1, 1, 8, 8, 8))"),
     ("GetCoreMemSize(CoreMemType::UB, m);", "m = GetCoreMemSize(CoreMemType.UB)"),
+    # the mask state and the isSetMask template argument (ascsim/instructions/vmask.py)
+    ("SetMaskCount();\nSetVectorMask<float, MaskMode::COUNTER>(0, n);\n"
+     "Adds<float, false>(t, t, s, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});\n"
+     "SetMaskNorm();\nResetMask();",
+     "SetMaskCount()\nSetVectorMask[float, MaskMode.COUNTER](0, n)\n"
+     "Adds[float, False](t, t, s, MASK_PLACEHOLDER, 1, UnaryRepeatParams(1, 1, 8, 8))\n"
+     "SetMaskNorm()\nResetMask()"),
+    ("uint64_t mask[2] = {m, 0};\nMuls<T>(t, t, s, mask, 1, {1, 1, 8, 8});",
+     "mask = [m, 0]\nMuls[self.T](t, t, s, mask, 1, UnaryRepeatParams(1, 1, 8, 8))"),
 ]
 
 

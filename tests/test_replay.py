@@ -340,6 +340,22 @@ def zoo_queue(x: object, y: object, out: object) -> None:
     og.SetValue(4 * tile, og.GetValue(3))
 
 
+def zoo_atomic(x: object, y: object, out: object) -> None:
+    """UB->GM copies under the DMA atomic mode: DataCopy and DataCopyPad, add/max/min."""
+    k = Kernel(x, y, out)
+    for setter, dt in ((A.SetAtomicAdd, f32), (A.SetAtomicMax, half), (A.SetAtomicMin, int16_t),
+                       (A.SetAtomicAdd, bfloat16_t)):
+        setter[dt]()
+        base = gtensor(k.out.buf, dt)[k.off // dt.size]
+        A.DataCopy(base, k.t(XA, dt), 512 // dt.size)
+        A.DataCopy(base, k.t(XB, dt), 512 // dt.size)  # onto what the first one left
+        A.DataCopyPad(gtensor(k.out.buf, dt)[k.off // dt.size + 3], k.t(XB + 1024, dt),
+                      DataCopyExtParams(3, 10 * dt.size, 1, 6, 0))
+        k.off += EMIT
+    A.SetAtomicNone()
+    A.DataCopy(k.out[k.off], k.t(XA, uint8_t), 256)  # plain again
+
+
 def zoo_clipped(x: object, y: object, out: object) -> None:
     """Check mode: copies reaching past their GM buffer run clipped (reported, not raised)."""
     k = Kernel(x, y, out)
@@ -354,7 +370,7 @@ def zoo_clipped(x: object, y: object, out: object) -> None:
 
 KERNELS: dict[str, Callable[..., None]] = {
     "elementwise": zoo_elementwise, "convert": zoo_convert, "copy": zoo_copy,
-    "queue": zoo_queue}
+    "queue": zoo_queue, "atomic": zoo_atomic}
 PROFILES = {"default": None, "saturating": ("saturation", "true"),
             "first-element-dummy": ("dummy_fill", '"first_element"')}
 

@@ -28,7 +28,7 @@ from .. import records
 from ..dtypes import BY_CODE
 from ..registry import REGISTRY
 from ..sync import flag_name
-from ..timing.cost import K_COPY, K_OP, K_SET, K_WAIT, KIND_NAMES
+from ..timing.cost import K_COPY, K_OP, K_SET, K_WAIT, K_XSYNC, K_XWAIT, KIND_NAMES
 from ..timing.schedule import LANE_NAMES
 from .segments import HEADER, ISSUE, LAUNCH, segments
 
@@ -143,14 +143,21 @@ def trace_dict(tl: Timeline) -> dict[str, Any]:
             slice_ts[g] = int(ts[j])
         events.append(ev)
     flow_id = 0
-    for w in np.flatnonzero(tl.pair >= 0).tolist():
+    for w in np.flatnonzero((tl.pair >= 0) & (tl.kind != K_XSYNC)).tolist():
         s = int(tl.pair[w])
         b = int(np.searchsorted(tl.off, w, side="right")) - 1
-        name = flag_name(tl.run.cores[b].records[s - int(tl.off[b])][records.MODE])
+        sb = int(np.searchsorted(tl.off, s, side="right")) - 1  # another core's, cross-core
+        if tl.kind[w] == K_XWAIT:
+            name, cat = "cross-core flag", "cross-core"
+        else:
+            name = flag_name(tl.run.cores[b].records[s - int(tl.off[b])][records.MODE])
+            cat = "flag"
+        if s not in slice_ts or w not in slice_ts:
+            continue
         flow_id += 1
-        events.append({"name": name, "cat": "flag", "ph": "s", "id": flow_id, "pid": pids[b],
+        events.append({"name": name, "cat": cat, "ph": "s", "id": flow_id, "pid": pids[sb],
                        "tid": LANE_NAMES[tl.lane[s]], "ts": slice_ts[s] / _PS})
-        events.append({"name": name, "cat": "flag", "ph": "f", "bp": "e", "id": flow_id,
+        events.append({"name": name, "cat": cat, "ph": "f", "bp": "e", "id": flow_id,
                        "pid": pids[b], "tid": LANE_NAMES[tl.lane[w]], "ts": slice_ts[w] / _PS})
     out = dict(TRACE_HEADER)
     out["otherData"] = {"kernel": tl.run.kernel_name, "profile": tl.profile.name,

@@ -15,7 +15,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from ..timing.cost import K_BAR_ALL
+from ..timing.cost import K_BAR_ALL, K_XSYNC
 from ..timing.schedule import LANE_NAMES
 from .chrome_trace import core_pid
 from .segments import HEADER, ISSUE, REC, record_class, segments
@@ -65,7 +65,8 @@ def plot_gantt(tl: Timeline, path: str | Path, window_us: tuple[float, float] | 
     uses PipeBarrier<PIPE_ALL>), one colour per instruction class. `window_us=(t0, t1)` zooms
     to that time range (microseconds from launch); `cores` picks blocks (default all)."""
     cores = list(range(tl.block_dim)) if cores is None else [int(c) for c in cores]
-    lanes = list(GANTT_LANES) + ([4] if (tl.kind == K_BAR_ALL).any() else [])
+    flow = ((tl.kind == K_BAR_ALL) | (tl.kind == K_XSYNC)).any()  # barriers, SyncAll waits
+    lanes = list(GANTT_LANES) + ([4] if flow else [])
     seg = segments(tl, launch=False)
     keep = np.isin(seg.core, cores) & np.isin(seg.lane, lanes)
     t0, t1 = (0.0, tl.total_us) if window_us is None else map(float, window_us)

@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..registry import REGISTRY
-from ..timing.cost import K_BAR, K_BAR_ALL, K_COPY, K_OP, K_SCALAR, K_SET, K_WAIT
+from ..timing.cost import (
+    K_BAR,
+    K_BAR_ALL,
+    K_COPY,
+    K_OP,
+    K_SCALAR,
+    K_SET,
+    K_WAIT,
+    K_XSYNC,
+    K_XWAIT,
+)
 from ..timing.schedule import LANE_FLOWCTRL
 
 if TYPE_CHECKING:
@@ -46,7 +56,7 @@ def record_class(tl: Timeline) -> list[str]:
     "flag", "barrier" or "scalar"."""
     cost_class = [ins.cost.table or ins.name for ins in REGISTRY]
     fixed = {K_SET: "flag", K_WAIT: "flag", K_BAR: "barrier", K_BAR_ALL: "barrier",
-             K_SCALAR: "scalar"}
+             K_SCALAR: "scalar", K_XSYNC: "cross-core wait", K_XWAIT: "cross-core wait"}
     out = []
     for i, k, lane in zip(tl.instr.tolist(), tl.kind.tolist(), tl.lane.tolist(), strict=True):
         if k == K_OP:

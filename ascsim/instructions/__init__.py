@@ -4,10 +4,10 @@ functions and their parameter types and enums), which `ascsim.ascendc` passes on
 
 from __future__ import annotations
 
-from . import cast, cmpsel, common, datacopy, elementwise, vmask
+from . import cast, cmpsel, common, crosscore, datacopy, elementwise, vmask
 
 __all__: list[str] = []
-for _module in (common, vmask, elementwise, cast, cmpsel, datacopy):
+for _module in (common, vmask, elementwise, cast, cmpsel, datacopy, crosscore):
     for _name in _module.KERNEL_SURFACE:
         globals()[_name] = getattr(_module, _name)
         __all__.append(_name)

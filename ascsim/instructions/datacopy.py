@@ -36,6 +36,13 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
+from ..convert import (
+    CAST_RINT,
+    bf16_bits_to_f32,
+    f16_bits_to_f32,
+    f32_to_bf16_bits,
+    f32_to_f16_rne,
+)
 from ..core import (
     MEM_UB,
     PIPE_MTE2,
@@ -47,12 +54,23 @@ from ..core import (
     dummy_byte,
     first_element_dummy,
 )
-from ..dtypes import ALL_DTYPES, DType
+from ..dtypes import ALL_DTYPES, BY_CODE, DType, bfloat16_t, half, int16_t, int32_t
+from ..dtypes import float as _f32
 from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..faults import abort, fault, note
 from ..memory import GlobalTensor, LocalTensor
 from ..pipe import QuePosition
-from ..records import DTYPE, PIPE, REPEATS, STRIDED, W, param_fields, signed64, start_fields
+from ..records import (
+    DTYPE,
+    MODE,
+    PIPE,
+    REPEATS,
+    STRIDED,
+    W,
+    param_fields,
+    signed64,
+    start_fields,
+)
 from ..registry import (
     AccessPattern,
     Cost,
@@ -236,6 +254,102 @@ def copy_ub_to_ub(_a, _b, _c, ub, gm, row):
     copy_blocks(ub, row[_D3], row[_P + 2], ub, row[_S3], row[_P + 1], row[_P], row[REPEATS])
 
 
+# ---- UB->GM under the atomic mode register (crosscore.py sets it) ------------------------------
+# GM[i] = GM[i] op data[i] computed in T: ints wrap (two's complement; saturation is not
+# documented), floats are computed in float32 and rounded once to T with RNE (exact for half
+# and bf16: float32 has more than 2p+2 bits, so the double rounding is innocuous); a NaN
+# operand propagates (GM's first, quietened); max/min order -0 below +0.
+_ATOMIC_ADD, _ATOMIC_MAX = 1, 2
+_F32_CODE, _F16_CODE, _BF16_CODE = _f32.code, half.code, bfloat16_t.code
+_I32_CODE, _I16_CODE = int32_t.code, int16_t.code
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _atomic_float(op, a, b):
+    if op == _ATOMIC_ADD:
+        return a + b
+    if op == _ATOMIC_MAX:
+        return a if a > b else b
+    return a if a < b else b
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _atomic_f32(op, d, s):
+    du = d.view(np.uint32)
+    su = s.view(np.uint32)
+    df = d.view(np.float32)
+    sf = s.view(np.float32)
+    for i in range(du.size):
+        a, b = df[i], sf[i]
+        if a != a:
+            du[i] = du[i] | np.uint32(0x400000)
+        elif b != b:
+            du[i] = su[i] | np.uint32(0x400000)
+        elif a == b and a == 0 and op != _ATOMIC_ADD:
+            du[i] = (du[i] & su[i]) if op == _ATOMIC_MAX else (du[i] | su[i])
+        else:
+            df[i] = _atomic_float(op, a, b)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _atomic_16(op, d, s, is_bf16):
+    du = d.view(np.uint16)
+    su = s.view(np.uint16)
+    quiet = np.uint16(0x40) if is_bf16 else np.uint16(0x200)
+    for i in range(du.size):
+        if is_bf16:
+            a = bf16_bits_to_f32(du[i])
+            b = bf16_bits_to_f32(su[i])
+        else:
+            a = f16_bits_to_f32(du[i])
+            b = f16_bits_to_f32(su[i])
+        if a != a:
+            du[i] = du[i] | quiet
+        elif b != b:
+            du[i] = su[i] | quiet
+        elif a == b and a == 0 and op != _ATOMIC_ADD:
+            du[i] = (du[i] & su[i]) if op == _ATOMIC_MAX else (du[i] | su[i])
+        else:
+            r = _atomic_float(op, a, b)
+            du[i] = f32_to_bf16_bits(r, CAST_RINT, False) if is_bf16 else f32_to_f16_rne(r)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _atomic_int(op, d, s):
+    for i in range(d.size):
+        a, b = d[i], s[i]
+        if op == _ATOMIC_ADD:
+            d[i] = a + b
+        elif op == _ATOMIC_MAX:
+            d[i] = a if a > b else b
+        else:
+            d[i] = a if a < b else b
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def atomic_blocks(op, code, dst, doff, dpitch, src, soff, spitch, nbytes, count):
+    """count blocks of nbytes from src (UB) into dst (GM), GM = GM op data in dtype `code`."""
+    for k in range(count):
+        d = dst[doff + k * dpitch:doff + k * dpitch + nbytes]
+        s = src[soff + k * spitch:soff + k * spitch + nbytes]
+        if code == _F32_CODE:
+            _atomic_f32(op, d, s)
+        elif code == _F16_CODE or code == _BF16_CODE:
+            _atomic_16(op, d, s, code == _BF16_CODE)
+        elif code == _I32_CODE:
+            _atomic_int(op, d.view(np.int32), s.view(np.int32))
+        elif code == _I16_CODE:
+            _atomic_int(op, d.view(np.int16), s.view(np.int16))
+        else:
+            _atomic_int(op, d.view(np.int8), s.view(np.int8))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def copy_ub_to_gm_atomic(_a, _b, _c, ub, gm, row):
+    atomic_blocks(row[MODE], row[DTYPE], gm, row[_D3], row[_P + 2], ub, row[_S3], row[_P + 1],
+                  row[_P], row[REPEATS])
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def copy_pad_gm_to_ub(dummy, first_element, _c, ub, gm, row):
     copy_pad_loop(dummy, first_element, ub, row[_D8], row[_P + 2], gm, row[_S8], row[_P + 1],
@@ -247,6 +361,8 @@ _FORM = {PIPE_MTE2: "gm_to_ub", PIPE_MTE3: "ub_to_gm", PIPE_V: "ub_to_ub"}
 
 
 def _bind_copy(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+    if row[PIPE] == PIPE_MTE3 and row[MODE]:
+        return "ub_to_gm_atomic", (0, 0, 0)
     return _FORM[row[PIPE]], (0, 0, 0)
 
 
@@ -254,7 +370,7 @@ def _bind_pad(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
     """GM->UB fills pads and dummy bytes as the profile says; UB->GM is a plain block copy."""
     if row[PIPE] == PIPE_MTE2:
         return "gm_to_ub", (dummy_byte(profile), first_element_dummy(profile), 0)
-    return "ub_to_gm", (0, 0, 0)
+    return ("ub_to_gm_atomic" if row[MODE] else "ub_to_gm"), (0, 0, 0)
 
 
 _COPY = AccessPattern.COPY_BLOCKS
@@ -264,7 +380,8 @@ COPY = register(
     operands=(Operand("dst", _COPY, True), Operand("src", _COPY)),
     dataflow=Dataflow.COPY, cost=Cost(CostKind.COPY, "DataCopy"), signatures=_ANY,
     work=Work({"gm_to_ub": copy_gm_to_ub, "ub_to_gm": copy_ub_to_gm,
-               "ub_to_ub": copy_ub_to_ub}, bind=_bind_copy),
+               "ub_to_ub": copy_ub_to_ub, "ub_to_gm_atomic": copy_ub_to_gm_atomic},
+              bind=_bind_copy),
     cpp=tuple(CppDecl(f"template <typename T>\n__aicore__ void DataCopy({d}, {s}, {last});")
               for last in ("const uint32_t count", "const DataCopyParams &repeatParams")
               for d, s in (("const LocalTensor<T> &dst", "const GlobalTensor<T> &src"),
@@ -275,7 +392,8 @@ COPY_PAD = register(
     "DataCopyPad", family="copy", pipe=PipeRule.COPY_DIRECTION,
     operands=(Operand("dst", _COPY, True), Operand("src", _COPY)),
     dataflow=Dataflow.COPY, cost=Cost(CostKind.COPY, "DataCopyPad"), signatures=_ANY,
-    work=Work({"gm_to_ub": copy_pad_gm_to_ub, "ub_to_gm": copy_ub_to_gm}, bind=_bind_pad),
+    work=Work({"gm_to_ub": copy_pad_gm_to_ub, "ub_to_gm": copy_ub_to_gm,
+               "ub_to_gm_atomic": copy_ub_to_gm_atomic}, bind=_bind_pad),
     cpp=(CppDecl("template <typename T>\n__aicore__ void DataCopyPad(const LocalTensor<T> &dst, "
                  "const GlobalTensor<T> &src, const DataCopyExtParams &dataCopyParams, "
                  "const DataCopyPadExtParams<T> &padParams);"),
@@ -377,6 +495,42 @@ def _copy_entry(args: tuple):
     return _COPY_EP[0]
 
 
+_ATOMIC_EP: list = []  # the compiled atomic_blocks
+
+
+def _atomic_store(core: CoreState, ins, gm: np.ndarray, row: tuple, clipped: bool,
+                  args: tuple, f) -> None:
+    """A UB->GM copy while the core's atomic mode is on (crosscore.py): the row carries the
+    operation in MODE; the data type must be the atomic T (profile option
+    `atomic_type_mismatch = "error"`)."""
+    op, t = core.xcore.atomic
+    dt = BY_CODE[row[DTYPE]]
+    if dt is not t:
+        fault(core, ParameterError(
+            f"{ins.name}: the atomic mode is SetAtomic{('', 'Add', 'Max', 'Min')[op]}<{t}> but "
+            f"the copy moves {dt} (the hardware behaviour of a mismatch is not public; profile "
+            "option atomic_type_mismatch = 'error')"), f, instruction=ins.name)
+        _execute(core, ins, PIPE_MTE3, gm, row, clipped,
+                 _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)
+        return
+    sched = core.xcore.sched
+    if sched is not None:
+        sched.atomic_turn(core)  # float sums accumulate in the launch's core order
+    row = rec.row(row[rec.OP], row[PIPE], row[rec.CODE], row[rec.LASTI], row[DTYPE],
+                  row[rec.COUNT], row[REPEATS], op, 0, rec.params_of(row),
+                  tuple(v for acc in rec.accesses_of(row) for v in acc))
+    core.records.append(row)
+    if clipped or core.stalled:
+        work = ins.work.entry("ub_to_gm_atomic", (0, 0, 0), len(row))
+        run_on_pipe(core, PIPE_MTE3, run_clipped, (work, (0, 0, 0), core.ub, gm, row,
+                                                   core.dummy))
+        return
+    aargs = (op, dt.code) + args
+    if not _ATOMIC_EP:
+        _ATOMIC_EP.append(compile_loop(atomic_blocks, aargs, 0))
+    _ATOMIC_EP[0](*aargs)
+
+
 def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
              countOrParams: int | DataCopyParams) -> None:
     """`DataCopy(dst, src, count)` or `DataCopy(dst, src, DataCopyParams)`."""
@@ -441,6 +595,8 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
     row = rec.copy_row(COPY.id, pipe, f.f_code, f.f_lasti, dt.code,
                        count * blen // dt.size, count, blen, spitch, dpitch, W | strided, dmem,
                        d, d + span_d, strided, smem, s, s + span_s)
+    if pipe == PIPE_MTE3 and core.xcore is not None and core.xcore.atomic is not None:
+        return _atomic_store(core, COPY, gm, row, clipped, args, f)
     _execute(core, COPY, pipe, gm, row, clipped,
              _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)
 
@@ -547,6 +703,8 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                        count * blen // dt.size, count, blen, spitch, dpitch, W | strided,
                        buf.mem_id, d, d + span_d, strided, MEM_UB, a, a + span_s)
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
+    if core.xcore is not None and core.xcore.atomic is not None:
+        return _atomic_store(core, COPY_PAD, buf.data, row, clipped, args, f)
     _execute(core, COPY_PAD, PIPE_MTE3, buf.data, row, clipped,
              _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)
 

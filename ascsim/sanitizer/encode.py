@@ -120,6 +120,9 @@ def encode_core(core: CoreState) -> Encoded:
         P[i, ps.P_BLK:ps.P_BLK + 3] = blk
         P[i, ps.P_REP:ps.P_REP + 3] = rep
         P[i, ps.P_REPEAT] = r[rec.REPEATS]
+        # the lanes it runs: every lane of every repeat, or (Counter mode) the count
+        full = r[rec.REPEATS] * 256 // max(int(dsz[i]), 1)
+        P[i, ps.P_LANES] = r[rec.COUNT] if 0 < r[rec.COUNT] < full else full
         subranges += r[rec.REPEATS] * 8 * int(aoff[i + 1] - aoff[i])
     return Encoded(order, cls, pipe, cols.count, dsz, par, implicit, aoff, af, am, ast, aen,
                    apat, P, bstart, bend, bque, blive, infos, subranges)

@@ -24,6 +24,7 @@ from ..findings import ERROR, WARNING, Finding, FindingAccess
 from ..registry import REGISTRY
 from ..sync import EVENT_PIPES, flag_name
 from . import passes as ps
+from .crosscore import CoreClocks, atomic_records, internal_records
 from .encode import Encoded, encode_core
 
 if TYPE_CHECKING:
@@ -249,39 +250,52 @@ def _reserved_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[F
 
 
 def _gm_accesses(core: CoreState, enc: Encoded, executed: np.ndarray) -> np.ndarray:
-    """(mem, lo, hi, core, record, write) rows of the core's executed GM accesses, clipped."""
+    """(mem, lo, hi, core, record, write, atomic, internal) rows of the core's executed GM
+    accesses, clipped (atomic: a UB->GM copy under the DMA atomic mode; internal: a library
+    call's own synchronisation traffic, see sanitizer/crosscore.py)."""
     rec = np.repeat(np.arange(enc.size), np.diff(enc.aoff))
     sel = (enc.am != 0) & executed[rec]
     if not sel.any():
-        return np.zeros((0, 6), np.int64)
+        return np.zeros((0, 8), np.int64)
     rec = rec[sel]
     mem = enc.am[sel]
     size = np.array([0] + [0 if b is None else b.nbytes for b in core.gm[1:]], np.int64)
     lo = np.maximum(enc.ast[sel], 0)
     hi = np.minimum(enc.aen[sel], size[mem])
     keep = (hi > lo) & (enc.cls[rec] >= ps.C_GET)
+    atomic = atomic_records(core)[rec] if rec.size else np.zeros(0, np.bool_)
+    internal = internal_records(core)
+    inside = np.array([r in internal for r in rec.tolist()], np.bool_) if internal else \
+        np.zeros(rec.size, np.bool_)
     rows = np.stack([mem, lo, hi, np.full(mem.size, core.block_idx), rec,
-                     (enc.af[sel] & 1)], axis=1)
+                     (enc.af[sel] & 1), atomic, inside], axis=1)
     return rows[keep]
 
 
 def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
                         positions: list[_Positions]) -> list[Finding]:
     out: list[Finding] = []
-    rows = np.concatenate(gm_rows) if gm_rows else np.zeros((0, 6), np.int64)
+    rows = np.concatenate(gm_rows) if gm_rows else np.zeros((0, 8), np.int64)
     cores = run.cores
-    for mem in np.unique(rows[:, 0]).tolist() if rows.size else []:
-        sub = rows[rows[:, 0] == mem]
+    clocks = CoreClocks(cores)
+    out += _workspace_findings(run, session, rows, clocks, positions)
+    race_rows = rows[rows[:, 7] == 0] if rows.size else rows
+    for mem in np.unique(race_rows[:, 0]).tolist() if race_rows.size else []:
+        sub = race_rows[race_rows[:, 0] == mem]
         sub = sub[np.lexsort((sub[:, 2], sub[:, 1]))]
         name = _memory_name(cores[0], mem)
         pairs: dict[tuple[int, int, bool], list[int]] = {}
         active: list[list[int]] = []
         for r in sub.tolist():
-            _, lo, hi, c, rec, w = r
+            _, lo, hi, c, rec, w, atom, _ = r
             active = [a for a in active if a[2] > lo]
             for a in active:
                 if a[3] == c or not (w or a[5]):
                     continue
+                if atom and a[6]:
+                    continue  # two atomic writes: the hardware serialises them
+                if clocks.ordered(a[3], a[4], c, rec):
+                    continue  # a SyncAll or a cross-core flag orders them
                 first, second = (a, r) if a[3] < c else (r, a)
                 both = bool(first[5] and second[5])
                 key = (first[3], second[3], both)
@@ -295,8 +309,9 @@ def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
         for (ca, cb, both), (s, e, ra, rb, wa, _wb) in sorted(pairs.items()):
             pa, pb = positions[ca], positions[cb]
             if both:
-                msg = (f"cores {ca} and {cb} both write {name} bytes [{s}, {e}) (no atomics, "
-                       "no inter-core sync): the result depends on which core finishes last")
+                msg = (f"cores {ca} and {cb} both write {name} bytes [{s}, {e}) (not both "
+                       "atomic, no SyncAll or cross-core flag between them): the result "
+                       "depends on which core finishes last")
                 out.append(_finding(pb, rb, kind="multicore", severity=ERROR,
                                     check="multi-core write overlap", message=msg, memory=name,
                                     start=s, end=e, write=True,
@@ -305,7 +320,8 @@ def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
                 wcore, rcore = (ca, cb) if wa else (cb, ca)
                 wrec, rrec = (ra, rb) if wa else (rb, ra)
                 msg = (f"core {rcore} reads {name} bytes [{s}, {e}) that core {wcore} writes; "
-                       "cores are not ordered, so it may read either value")
+                       "no SyncAll or cross-core flag orders them, so it may read either "
+                       "value")
                 out.append(_finding(positions[rcore], rrec, kind="multicore", severity=WARNING,
                                     check="multi-core read/write overlap", message=msg,
                                     memory=name, start=s, end=e, write=False,
@@ -341,6 +357,57 @@ def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
             out.append(Finding(kind="multicore", severity=ERROR, check="output not covered",
                                message=msg, memory=f"GM {buf.name}", start=g0, end=g1,
                                write=True, error=MultiCoreError))
+    return out
+
+
+def _workspace_findings(run: Run, session: Session, rows: np.ndarray, clocks: CoreClocks,
+                        positions: list[_Positions]) -> list[Finding]:
+    """initcheck of workspaces (launch(workspace=...)): a read of bytes that no write happening
+    before it (on this core earlier, or on another core before a SyncAll or cross-core flag
+    that orders them) has written."""
+    out: list[Finding] = []
+    spaces = getattr(session, "workspaces", frozenset())
+    for mem in sorted(spaces | session.outputs):
+        sub = rows[rows[:, 0] == mem] if rows.size else rows
+        if not sub.size:
+            continue
+        writes = sub[sub[:, 5] != 0]
+        # an atomic write reads GM too (read-modify-write); plain reads of outputs are checked
+        # per core already (passes.py)
+        reads = sub[(sub[:, 6] != 0) | ((sub[:, 5] == 0) & (mem in spaces))]
+        reported: set[int] = set()
+        for r in reads.tolist():
+            _, lo, hi, c, rec, _w, atom, _i = r
+            if c in reported:
+                continue
+            cover = [(w[1], w[2]) for w in writes.tolist()
+                     if w[1] < hi and lo < w[2] and (
+                         (w[3] == c and w[4] < rec) or
+                         (w[3] != c and clocks.before(w[3], w[4], c, rec)))]
+            gaps = _gaps(np.array([max(a, lo) - lo for a, _ in cover], np.int64),
+                         np.array([min(b, hi) - lo for _, b in cover], np.int64), hi - lo)
+            if not gaps:
+                continue
+            g0, g1 = gaps[0][0] + lo, gaps[0][1] + lo
+            reported.add(c)
+            name = _memory_name(run.cores[0], mem)
+            what = "workspace" if mem in spaces else "output"
+            if atom:
+                msg = (f"an atomic write accumulates into {what} {name} bytes [{g0}, {g1}) that "
+                       "no write ordered before it has initialised (zero them first, e.g. "
+                       "InitGlobalMemory and SyncAll; or an atomic mode left on: "
+                       "SetAtomicNone after the accumulation)")
+                check = "atomic onto unwritten GM"
+            else:
+                msg = (f"reads workspace {name} bytes [{g0}, {g1}) that no write ordered "
+                       "before this read has written (a workspace is not initialised: write "
+                       "it first, e.g. InitGlobalMemory, and SyncAll before other cores read "
+                       "it)")
+                check = "read of unwritten workspace"
+            out.append(_finding(positions[c], rec, kind="initcheck",
+                                severity=WARNING if atom and mem not in spaces else ERROR,
+                                check=check, message=msg, memory=name, start=g0, end=g1,
+                                write=bool(atom), error=UninitialisedError))
     return out
 
 

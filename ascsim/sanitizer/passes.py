@@ -87,6 +87,7 @@ W_FLAG, STRIDED_FLAG = 1, 2
 P_BLOCKS, P_BLEN, P_SPITCH, P_DPITCH, P_LEFT, P_RIGHT, P_PADDED, P_ISPAD = 0, 1, 2, 3, 4, 5, 6, 7
 # P columns: high-dimension vector forms
 P_MLO, P_MHI, P_BLK, P_REP, P_REPEAT = 0, 1, 2, 5, 8
+P_LANES = 9  # repeat form: the lanes it runs (fewer than repeats x E in Counter mode)
 P_COLS = 10
 
 
@@ -231,17 +232,20 @@ def _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, sta
                 blk = P[j, P_BLK + min(o, 2)]
                 rep = P[j, P_REP + min(o, 2)]
                 on = _block_mask(P[j, P_MLO], P[j, P_MHI], 32 // dsz[j])
+                lanes, epb = P[j, P_LANES], 32 // dsz[j]
                 if blk == 1 and rep == 8 and on == 0xFF:  # one contiguous range
                     _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo,
-                                lo + P[j, P_REPEAT] * 256, write, q, K, auto, epoch, j, ev, evn)
+                                lo + lanes * dsz[j], write, q, K, auto, epoch, j, ev, evn)
                     continue
                 for r in range(P[j, P_REPEAT]):
                     rb = lo + r * rep * 32
                     for b in range(8):  # the DataBlocks with enabled elements
-                        if (on >> b) & 1:
+                        first = (r * 8 + b) * epb  # Counter mode: lanes past the count idle
+                        if (on >> b) & 1 and first < lanes:
                             s = rb + b * blk * 32
                             _race_range(phase, starts, state, off, cap, nseg, memsize, mem, s,
-                                        s + 32, write, q, K, auto, epoch, j, ev, evn)
+                                        s + min(32, (lanes - first) * dsz[j]), write, q, K,
+                                        auto, epoch, j, ev, evn)
             else:
                 _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, write,
                             q, K, auto, epoch, j, ev, evn)
@@ -299,7 +303,7 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
         epb = 32 // size
         lo_mask, hi_mask = P[j, P_MLO], P[j, P_MHI]
         for r in range(P[j, P_REPEAT]):
-            for jj in range(8 * epb):
+            for jj in range(min(8 * epb, P[j, P_LANES] - r * 8 * epb)):
                 on = ((lo_mask >> jj) & 1) if jj < 64 else ((hi_mask >> (jj - 64)) & 1)
                 if not on:
                     continue

@@ -24,16 +24,19 @@ import numpy as np
 from ..core import PIPE_ALL, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V
 from ..dtypes import ALL_DTYPES, BY_CODE
 from ..errors import ProfileError
+from ..instructions.crosscore import cross_core_role, cross_wait_partner
 from ..profile import CostParams, HardwareProfile
 from ..records import MODE, Columns, copy_gm_starts, gm_memory
 from ..registry import REGISTRY, AccessPattern, CostKind
 
-__all__ = ["K_OP", "K_COPY", "K_SET", "K_WAIT", "K_BAR", "K_BAR_ALL", "K_SCALAR", "KIND_NAMES",
+__all__ = ["K_OP", "K_COPY", "K_SET", "K_WAIT", "K_BAR", "K_BAR_ALL", "K_SCALAR", "K_XSYNC",
+           "K_XWAIT", "KIND_NAMES",
            "CostTables", "CoreCosts", "cost_tables", "core_costs", "copy_factor",
-           "require_cost", "PEN_SMALL", "PEN_UNALIGNED"]
+           "require_cost", "PEN_SMALL", "PEN_UNALIGNED", "cross_wait_partner"]
 
-K_OP, K_COPY, K_SET, K_WAIT, K_BAR, K_BAR_ALL, K_SCALAR = range(7)
-KIND_NAMES = ("op", "copy", "set", "wait", "barrier", "barrier_all", "scalar")
+K_OP, K_COPY, K_SET, K_WAIT, K_BAR, K_BAR_ALL, K_SCALAR, K_XSYNC, K_XWAIT = range(9)
+KIND_NAMES = ("op", "copy", "set", "wait", "barrier", "barrier_all", "scalar", "cross_sync",
+              "cross_wait")
 
 # bits of CoreCosts.penalty: which GM penalties a copy paid
 PEN_SMALL, PEN_UNALIGNED = 1, 2
@@ -46,7 +49,7 @@ for _t in ALL_DTYPES:
 # the scheduler's kind of each registry cost kind (PipeBarrier<PIPE_ALL> becomes K_BAR_ALL)
 _SCHEDULER_KIND = {CostKind.VECTOR: K_OP, CostKind.COPY: K_COPY, CostKind.SET_FLAG: K_SET,
                    CostKind.WAIT_FLAG: K_WAIT, CostKind.BARRIER: K_BAR,
-                   CostKind.SCALAR: K_SCALAR}
+                   CostKind.SCALAR: K_SCALAR, CostKind.CROSS_CORE: K_XSYNC}
 
 
 def require_cost(profile: HardwareProfile) -> CostParams:
@@ -161,6 +164,20 @@ def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = 
     sync = np.flatnonzero(is_set | is_wait)
     flag[sync] = [rows[i][MODE] for i in sync.tolist()]
 
+    # cross-core records (crosscore.py): a SyncAll marker waits for every core's matching one
+    # (K_XSYNC), a CrossCoreWaitFlag for the set that released it (K_XWAIT, paired by the
+    # timeline from the record's params), a CrossCoreSetFlag fires when its pipe has drained
+    xc = np.flatnonzero(kind == K_XSYNC)
+    for i in xc.tolist():
+        role = cross_core_role(rows[i])  # a CROSS_CORE record is one of the three
+        if role == "set":
+            kind[i] = K_BAR
+            fixed[i] = cost.set_flag_cycles
+        elif role == "wait":
+            kind[i] = K_XWAIT
+            fixed[i] = cost.wait_flag_cycles
+        else:
+            fixed[i] = cost.syncall_cycles
     scalar = kind == K_SCALAR
     fixed[scalar] = cost.scalar_op_cycles
     element = np.flatnonzero(scalar & tables.gm_scalar[iid])

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from ..core import PIPE_MTE2, PIPE_MTE3, PIPE_S
-from .cost import K_BAR, K_BAR_ALL, K_COPY, K_SCALAR, K_SET, K_WAIT
+from .cost import K_BAR, K_BAR_ALL, K_COPY, K_SCALAR, K_SET, K_WAIT, K_XSYNC, K_XWAIT
 
 __all__ = ["simulate", "pair_flags", "LANE_FLOWCTRL", "N_LANES", "LANE_NAMES"]
 
@@ -78,10 +78,31 @@ def pair_flags(kind, flag, off, n_flags):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _xsync_arrive(r, t, pair, xoff, xmem, arr, start, end, fixed):
+    """Core arrives at SyncAll record r at time t; when every member of its group has
+    arrived, all of them end at the last arrival + fixed (each starts at its own arrival, so
+    the span shows the wait)."""
+    arr[r] = t
+    g = pair[r]
+    last = t
+    for i in range(xoff[g], xoff[g + 1]):
+        m = xmem[i]
+        if arr[m] < 0:
+            return
+        last = max(last, arr[m])
+    for i in range(xoff[g], xoff[g + 1]):
+        m = xmem[i]
+        start[m] = arr[m]
+        end[m] = last + fixed[m]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end, ts, nxt,
              issued, head, accept, drain, slot_state, slot_rec, slot_time, issue_cycles,
-             overlap):
-    """Schedule everything of core c that does not wait for a copy still moving data."""
+             overlap, xoff, xmem, arr):
+    """Schedule everything of core c that does not wait for a copy still moving data (or for
+    another core); returns whether it placed anything."""
+    placed = False
     progress = True
     while progress:
         progress = False
@@ -94,13 +115,26 @@ def _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, e
                 ts[c] += issue_cycles
                 issue[r] = ts[c]
                 issued[c * 4 + p] += 1
-            elif k == K_WAIT:
+            elif k == K_WAIT or k == K_XWAIT:
                 s = pair[r]
-                if s < 0 or end[s] < 0:
+                if k == K_WAIT and (s < 0 or end[s] < 0):
                     break
+                if k == K_XWAIT and s >= 0 and end[s] < 0:
+                    break  # the CrossCoreSetFlag on the other core has not fired yet
                 issue[r] = ts[c]
-                start[r] = max(ts[c], end[s])
+                start[r] = max(ts[c], end[s]) if s >= 0 else ts[c]
                 end[r] = start[r] + fixed[r]
+                ts[c] = end[r]
+            elif k == K_XSYNC:
+                if end[r] < 0:
+                    if arr[r] < 0:
+                        t = ts[c]
+                        for q in range(1, 4):
+                            t = max(t, drain[c * 4 + q])
+                        issue[r] = ts[c]
+                        _xsync_arrive(r, t, pair, xoff, xmem, arr, start, end, fixed)
+                    if end[r] < 0:
+                        break
                 ts[c] = end[r]
             elif k == K_BAR_ALL:
                 t = ts[c]
@@ -125,6 +159,7 @@ def _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, e
                 ts[c] = end[r]
             nxt[c] += 1
             progress = True
+            placed = True
         # each pipe, in order
         for p in range(1, 4):
             i = c * 4 + p
@@ -149,6 +184,7 @@ def _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, e
                     slot_rec[i] = r
                     slot_time[i] = start[r]
                     progress = True
+                    placed = True
                     break
                 else:
                     st = max(issue[r], accept[i])
@@ -160,6 +196,24 @@ def _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, e
                 drain[i] = max(drain[i], en)
                 head[i] += 1
                 progress = True
+                placed = True
+    return placed
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _advance_all(kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end, ts, nxt,
+                 issued, head, accept, drain, slot_state, slot_rec, slot_time, issue_cycles,
+                 overlap, xoff, xmem, arr):
+    """Advance every core until none can place anything more: what one core did may release
+    another waiting at a SyncAll or a CrossCoreWaitFlag (all at the same simulated instant)."""
+    again = True
+    while again:
+        again = False
+        for c in range(off.size - 1):
+            if _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end,
+                        ts, nxt, issued, head, accept, drain, slot_state, slot_rec, slot_time,
+                        issue_cycles, overlap, xoff, xmem, arr):
+                again = True
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -179,7 +233,8 @@ def _rates(n2, n3, c2, c3, hbm):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def simulate(kind, pipe, fixed, work, pair, off, t0, issue_cycles, overlap, cap2, cap3, hbm):
+def simulate(kind, pipe, fixed, work, pair, off, t0, issue_cycles, overlap, cap2, cap3, hbm,
+             xoff, xmem):
     """Start/end cycles of every record (global arrays, core c = records off[c]:off[c+1]).
 
     Returns (issue, start, end, data_end, stuck): data_end is when a copy finished moving
@@ -222,10 +277,17 @@ def simulate(kind, pipe, fixed, work, pair, off, t0, issue_cycles, overlap, cap2
     slot_rec = np.full(nslots, -1, np.int64)
     slot_time = np.zeros(nslots)            # start time of a waiting copy
     slot_target = np.zeros(nslots)          # service level at which a moving copy is done
+    arr = np.full(n, -1.0)  # SyncAll arrival times
+    cross = xoff.size > 1
     for c in range(ncores):
-        _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end, ts, nxt,
-                 issued, head, accept, drain, slot_state, slot_rec, slot_time, issue_cycles,
-                 overlap)
+        if not cross:
+            _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end, ts,
+                     nxt, issued, head, accept, drain, slot_state, slot_rec, slot_time,
+                     issue_cycles, overlap, xoff, xmem, arr)
+    if cross:
+        _advance_all(kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end, ts,
+                     nxt, issued, head, accept, drain, slot_state, slot_rec, slot_time,
+                     issue_cycles, overlap, xoff, xmem, arr)
     # Processor sharing with two classes (MTE2, MTE3): every moving copy of a class gets the
     # same rate, so one "service" counter per class tells how far each copy has got.
     service = np.zeros(2)
@@ -272,10 +334,14 @@ def simulate(kind, pipe, fixed, work, pair, off, t0, issue_cycles, overlap, cap2
             slot_target[best] = service[cls] + work[r]
             active[cls] += 1
         rate[0], rate[1] = _rates(active[0], active[1], cap2, cap3, hbm)
-        if best_done:
+        if best_done and cross:
+            _advance_all(kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end,
+                         ts, nxt, issued, head, accept, drain, slot_state, slot_rec, slot_time,
+                         issue_cycles, overlap, xoff, xmem, arr)
+        elif best_done:
             _advance(c, kind, pipe, fixed, work, pair, off, plist, poff, issue, start, end, ts,
                      nxt, issued, head, accept, drain, slot_state, slot_rec, slot_time,
-                     issue_cycles, overlap)
+                     issue_cycles, overlap, xoff, xmem, arr)
     stuck = -1
     for r in range(n):
         if end[r] < 0:
@@ -299,7 +365,7 @@ def lane_busy(kind, pipe, start, end, off, header, issue_cycles, n_lanes):
             if _on_pipe(k, pipe[r]):
                 lane = pipe[r]
                 busy[c, 0] += issue_cycles
-            elif k == K_BAR_ALL:
+            elif k == K_BAR_ALL or k == K_XSYNC:
                 lane = LANE_FLOWCTRL
             else:
                 lane = 0

@@ -23,10 +23,13 @@ from .cost import (
     K_BAR_ALL,
     K_COPY,
     K_SCALAR,
+    K_XSYNC,
+    K_XWAIT,
     PEN_SMALL,
     PEN_UNALIGNED,
     core_costs,
     cost_tables,
+    cross_wait_partner,
     require_cost,
 )
 from .schedule import LANE_FLOWCTRL, LANE_NAMES, N_LANES, lane_busy, pair_flags, simulate
@@ -193,6 +196,33 @@ def _notes(tl: Timeline, default_costed: np.ndarray, gm_scalar_costed: int) -> l
     return notes
 
 
+def _cross_core_pairs(run: Run, kind: np.ndarray, pair: np.ndarray, off: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-core waits (docs/timing.md): the k-th SyncAll of every core that has one form
+    group k (pair[r] = k; members in CSR xoff/xmem); a CrossCoreWaitFlag's pair is the global
+    index of the CrossCoreSetFlag that released it."""
+    syncs = [np.flatnonzero(kind[off[c]:off[c + 1]] == K_XSYNC) + off[c]
+             for c in range(off.size - 1)]
+    groups = max((len(s) for s in syncs), default=0)
+    xoff = np.zeros(groups + 1, np.int64)
+    members: list[int] = []
+    for k in range(groups):
+        for s in syncs:
+            if k < len(s):
+                members.append(int(s[k]))
+                pair[s[k]] = k
+        xoff[k + 1] = len(members)
+    for r in np.flatnonzero(kind == K_XWAIT).tolist():
+        c = int(np.searchsorted(off, r, side="right")) - 1
+        src = cross_wait_partner(run.cores[c].records[r - off[c]])
+        pair[r] = off[src[0]] + src[1] if src is not None else -1
+    if not members and not (kind == K_XWAIT).any():
+        xoff = np.zeros(1, np.int64)
+    elif not members:
+        xoff = np.zeros(2, np.int64)  # no group, but the cross-core scheduling still runs
+    return xoff, np.array(members, np.int64)
+
+
 def profile_run(run: Run, profile: str | HardwareProfile | None = None) -> Timeline:
     """Schedule `run`'s records under `profile` (default: the profile the run used)."""
     prof = run.profile if profile is None else load_profile(profile)
@@ -215,11 +245,13 @@ def profile_run(run: Run, profile: str | HardwareProfile | None = None) -> Timel
     hbm = cost.hbm_gb_per_s * 1e3 / prof.clock_mhz  # bytes per cycle
     overlap = np.array([0.0, cost.vector_overlap_cycles, cost.mte2.overlap_cycles,
                         cost.mte3.overlap_cycles])
+    xoff, xmem = _cross_core_pairs(run, kind, pair, off)
     issue, start, end, data_end, stuck = simulate(
         kind, pipe, fixed, work, pair, off, first_issue, float(cost.scalar_issue_cycles),
-        overlap, float(cost.mte2.bytes_per_cycle), float(cost.mte3.bytes_per_cycle), hbm)
+        overlap, float(cost.mte2.bytes_per_cycle), float(cost.mte3.bytes_per_cycle), hbm,
+        xoff, xmem)
     lane = np.where((kind == K_SCALAR) | (pipe == 0), np.int8(0), pipe).astype(np.int8)
-    lane[kind == K_BAR_ALL] = LANE_FLOWCTRL
+    lane[(kind == K_BAR_ALL) | (kind == K_XSYNC)] = LANE_FLOWCTRL
     busy = lane_busy(kind, pipe, start, end, off, float(cost.header_cycles),
                      float(cost.scalar_issue_cycles), N_LANES)
     core_end = first_issue.copy()

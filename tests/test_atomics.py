@@ -1,0 +1,244 @@
+# ruff: noqa: F403, F405, UP018  (kernel code: the AscendC surface by star import)
+"""DMA atomics (instructions/crosscore.py sets the mode, instructions/datacopy.py does the
+arithmetic): GM[i] = GM[i] op data[i] in T for every UB->GM copy while the mode is on, bit for
+bit against numpy / ml_dtypes, specials included; the order of float atomics across cores
+(core order by default, `atomic_order` to change it, the same for any thread count); the
+sanitizer's order-sensitivity check."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascsim
+from ascsim.ascendc import *
+from ascsim.ascendc import kernel_sync
+from ascsim.dtypes import float as f32
+
+BYTES = 512  # per copy
+
+SPECIAL_F = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-40, -1e-40, 3.4e38, -3.4e38,
+             0.1, 65504.0, 6e-8, 1e-45]
+NP = {f32: np.float32, half: np.float16, bfloat16_t: ml_dtypes.bfloat16, int32_t: np.int32,
+      int16_t: np.int16, int8_t: np.int8}
+UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+OPS = {"Add": (SetAtomicAdd, np.add), "Max": (SetAtomicMax, np.maximum),
+       "Min": (SetAtomicMin, np.minimum)}
+
+
+def _gm(addr, dtype):
+    g = GlobalTensor[dtype]()
+    g.SetGlobalBuffer(addr)
+    return g
+
+
+def atomic_kernel(dtype, setter, n, pad=False, reset=True):
+    @kernel_sync("manual")
+    def kernel(x, out):
+        pipe = TPipe()
+        buf = TBuf[TPosition.VECCALC]()
+        pipe.InitBuffer(buf, BYTES)
+        t = buf.Get[dtype]()
+        DataCopy(t, _gm(x, dtype), n)
+        SetFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        setter[dtype]()
+        if pad:
+            DataCopyPad(_gm(out, dtype), t, DataCopyExtParams(1, n * dtype.size, 0, 0, 0))
+        else:
+            DataCopy(_gm(out, dtype), t, n)
+        if reset:
+            SetAtomicNone()
+    return kernel
+
+
+def _values(dtype, n, rng):
+    npt = NP[dtype]
+    if dtype in (int32_t, int16_t, int8_t):
+        info = np.iinfo(npt)
+        v = rng.integers(info.min, info.max, n, endpoint=True).astype(npt)
+        v[:4] = [info.max, info.min, -1, 0]
+        return v
+    v = rng.standard_normal(n).astype(np.float32) * np.float32(100)
+    k = len(SPECIAL_F)
+    v[:k] = SPECIAL_F
+    return v.astype(npt)
+
+
+def _expected(op, dtype, g, d):
+    """The independent model: numpy / ml_dtypes arithmetic in T, NaNs and zeros by the rule."""
+    npt = NP[dtype]
+    u = UINT[np.dtype(npt).itemsize]
+    if dtype in (int32_t, int16_t, int8_t):
+        with np.errstate(over="ignore"):
+            return OPS[op][1](g, d).astype(npt).view(u)
+    want = OPS[op][1](g, d).astype(npt).view(u).copy()
+    gb, db = g.view(u), d.view(u)
+    quiet = {f32: 0x400000, half: 0x200, bfloat16_t: 0x40}[dtype]
+    gnan = np.isnan(g.astype(np.float32))
+    dnan = np.isnan(d.astype(np.float32))
+    want[dnan] = db[dnan] | quiet
+    want[gnan] = gb[gnan] | quiet
+    if op != "Add":
+        zero = (g.astype(np.float32) == 0) & (d.astype(np.float32) == 0)
+        want[zero] = (gb & db)[zero] if op == "Max" else (gb | db)[zero]
+    return want
+
+
+@pytest.mark.instruction("SetAtomicAdd")
+@pytest.mark.instruction("SetAtomicMax")
+@pytest.mark.instruction("SetAtomicMin")
+@pytest.mark.instruction("SetAtomicNone")
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("dtype", [f32, half, bfloat16_t, int32_t, int16_t, int8_t],
+                         ids=str)
+@pytest.mark.parametrize("pad", [False, True], ids=["DataCopy", "DataCopyPad"])
+def test_atomic_bits(op, dtype, pad):
+    rng = np.random.default_rng(hash((op, str(dtype), pad)) % 2**32)
+    n = BYTES // dtype.size
+    npt = NP[dtype]
+    u = UINT[dtype.size]
+    g = _values(dtype, n, rng)
+    d = _values(dtype, n, rng)
+    rng.shuffle(d)
+    # every special against every special, for floats
+    if dtype not in (int32_t, int16_t, int8_t):
+        k = len(SPECIAL_F)
+        pairs = np.array([(a, b) for a in SPECIAL_F for b in SPECIAL_F], np.float32)
+        m = min(n, len(pairs))
+        g[:m] = pairs[:m, 0].astype(npt)
+        d[:m] = pairs[:m, 1].astype(npt)
+        assert m >= k
+    out = g.copy()
+    ascsim.launch(atomic_kernel(dtype, OPS[op][0], n, pad), 1, d.copy(), out)
+    want = _expected(op, dtype, g, d)
+    got = out.view(u)
+    bad = np.flatnonzero(got != want)
+    assert not bad.size, (f"{op}<{dtype}> at {bad[:5]}: gm {g[bad[:5]]} data {d[bad[:5]]} "
+                          f"got {got[bad[:5]]} want {want[bad[:5]]}")
+
+
+def test_half_add_rounds_to_nearest_even_in_half():
+    # 2048 + 1 in half: exactly halfway between 2048 and 2050 -> even mantissa (2048);
+    # 2050 + 1 -> 2052 (ties to even); 65504 + 15 -> 65504 (below the tie); 65504 + 16 is
+    # the tie between 65504 (odd) and 65536 (even, past the largest half): inf
+    g = np.array([2048, 2050, 65504, 65504] + [0] * 252, np.float16)
+    d = np.array([1, 1, 15, 16] + [0] * 252, np.float16)
+    out = g.copy()
+    ascsim.launch(atomic_kernel(half, SetAtomicAdd, 256), 1, d, out)
+    assert list(out[:4]) == [2048, 2052, 65504, np.inf]
+
+
+@pytest.mark.instruction("DisableDmaAtomic")
+@pytest.mark.instruction("SetAtomicNone")
+def test_mode_persists_until_none_and_tpipe_resets_it():
+    n = 128
+
+    def kernel(x, out):
+        pipe = TPipe()
+        buf = TBuf[TPosition.VECCALC]()
+        pipe.InitBuffer(buf, BYTES)
+        t = buf.Get[float]()
+        DataCopy(t, _gm(x, f32), n)
+        SetFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        SetAtomicAdd[float]()
+        DataCopy(_gm(out, f32), t, n)          # out = 1 + 2
+        DataCopy(_gm(out, f32), t, n)          # out = 3 + 2 (the mode persists)
+        TPipe()                                 # resets the mode
+        DataCopy(_gm(out, f32)[n], t, n)       # plain store
+        SetAtomicMax[float]()
+        DisableDmaAtomic()
+        DataCopy(_gm(out, f32)[2 * n], t, n)   # plain store again
+    x = np.full(n, 2, np.float32)
+    out = np.ones(3 * n, np.float32)
+    ascsim.launch(kernel, 1, x, out)
+    assert list(np.unique(out[:n])) == [5.0]
+    assert list(np.unique(out[n:])) == [2.0]
+
+
+def test_datacopypad_adds_exactly_blocklen_bytes():
+    n = 5  # 20 bytes, not a whole block
+
+    def kernel(x, out):
+        pipe = TPipe()
+        buf = TBuf[TPosition.VECCALC]()
+        pipe.InitBuffer(buf, BYTES)
+        t = buf.Get[float]()
+        DataCopy(t, _gm(x, f32), 64)
+        SetFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        SetAtomicAdd[float]()
+        DataCopyPad(_gm(out, f32), t, DataCopyExtParams(2, n * 4, 0, 4, 0))
+    x = np.arange(64, dtype=np.float32)
+    out = np.full(16, 100, np.float32)
+    ascsim.launch(kernel, 1, x, out)
+    want = np.full(16, 100, np.float32)
+    want[0:5] += x[0:5]
+    want[6:11] += x[8:13]  # the second block: UB 32-byte aligned, GM after a 4-byte gap
+    assert np.array_equal(out, want)
+
+
+def test_type_mismatch_is_an_error():
+    with pytest.raises(ascsim.errors.ParameterError, match="atomic_type_mismatch"):
+        ascsim.launch(atomic_kernel(f32, {f32: SetAtomicAdd[half]}, 64), 1,
+                      np.zeros(64, np.float32), np.zeros(64, np.float32))
+
+
+def test_setter_rejects_a_type_a2_lacks():
+    with pytest.raises(ascsim.errors.ParameterError, match="T must be"):
+        SetAtomicAdd[uint32_t]
+
+
+# ---- many cores ---------------------------------------------------------------------------------
+
+def reduce_kernel(n):
+    """Every core adds its row into out[0:n] (an atomic sum over cores)."""
+    @kernel_sync("manual")
+    def kernel(x, out):
+        b = GetBlockIdx()
+        pipe = TPipe()
+        buf = TBuf[TPosition.VECCALC]()
+        pipe.InitBuffer(buf, n * 4)
+        t = buf.Get[float]()
+        DataCopy(t, _gm(x, f32)[b * n], n)
+        SetFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        SetAtomicAdd[float]()
+        DataCopy(_gm(out, f32), t, n)
+        SetAtomicNone()
+    return kernel
+
+
+def _sum_in(order, x):
+    acc = np.zeros(x.shape[1], np.float32)
+    for c in order:
+        acc = (acc + x[c]).astype(np.float32)
+    return acc
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_float_atomics_accumulate_in_core_order_for_any_thread_count(threads):
+    cores, n = 8, 64
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((cores, n)) * 10.0 ** rng.integers(-4, 5, (cores, n))).astype(
+        np.float32)
+    for order, want_order in (("core", range(cores)), ("reverse", range(cores - 1, -1, -1))):
+        out = np.zeros(n, np.float32)
+        ascsim.launch(reduce_kernel(n), cores, x.reshape(-1).copy(), out, threads=threads,
+                      atomic_order=order)
+        assert np.array_equal(out.view(np.uint32), _sum_in(want_order, x).view(np.uint32))
+    shuffled = [int(i) for i in np.random.default_rng(3).permutation(cores)]
+    out = np.zeros(n, np.float32)
+    ascsim.launch(reduce_kernel(n), cores, x.reshape(-1).copy(), out, threads=threads,
+                  atomic_order="shuffle:3")
+    assert np.array_equal(out.view(np.uint32), _sum_in(shuffled, x).view(np.uint32))
+    # the sum really is order-sensitive for this data
+    assert not np.array_equal(_sum_in(range(cores), x), _sum_in(shuffled, x))
+
+
+def test_atomic_order_is_validated():
+    with pytest.raises(ascsim.errors.ParameterError, match="atomic_order"):
+        ascsim.launch(reduce_kernel(64), 2, np.zeros(128, np.float32), np.zeros(64, np.float32),
+                      atomic_order="random")
