@@ -265,14 +265,16 @@ def test_select(case: tuple) -> None:
     got = ub_array(ub, DST, dt, count)
     assert (bits(got) == bits(want)).all()
     assert (ub[DST + count * dt.itemsize:DST + 32768] == SENTINEL).all()
-    # the hidden write to the temp area at TMP_UB_OFFSET: performed ...
-    tmp_bytes = 32 * dt.itemsize if scalar_mode else 32
+    # the hidden write to the temp area at TMP_UB_OFFSET (ascendc_more.md §6(a)): performed ...
+    tmp_bytes = {SELMODE.VSEL_CMPMASK_SPR: 0, SELMODE.VSEL_TENSOR_SCALAR_MODE: 32 * dt.itemsize,
+                 SELMODE.VSEL_TENSOR_TENSOR_MODE: 128}[mode]
     tmp = ub[TMP_UB_OFFSET:TMP_UB_OFFSET + tmp_bytes]
-    if scalar_mode:   # the scalar splatted over 32 elements
+    if scalar_mode:   # the scalar duplicated into 32 elements of T
         assert (tmp.view(dt) == dt.type(scalar)).all()
-    else:             # 32 bytes of unspecified content: the dummy pattern
-        assert (tmp == 0xFF).all()
-    assert (ub[TMP_UB_OFFSET + tmp_bytes:TMP_UB_OFFSET + 8192] == 0).all()
+    elif tmp_bytes:   # selMask's UB byte address, 32 times as uint32 (hand-computed bytes)
+        assert list(tmp[:4]) == [MASK & 0xFF, MASK >> 8 & 0xFF, MASK >> 16 & 0xFF, 0]
+        assert (tmp.view(np.uint32) == MASK).all()
+    assert (ub[TMP_UB_OFFSET + tmp_bytes:TMP_UB_OFFSET + 8192] == 0).all()   # mode 0: nothing
     # ... and recorded as a write, next to the dst write and the reads
     rec = run.decoded(0)[-1]
     mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8

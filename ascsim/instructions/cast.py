@@ -1,8 +1,22 @@
-"""`Cast(dst, src, roundMode, count)`: type conversion with an explicit RoundMode.
+"""`Cast(dst, src, roundMode, count)` and its level-0 form `Cast(dst, src, roundMode, mask,
+repeatTime, UnaryRepeatParams)` (`Cast[T, U]` / `Cast[T, U, isSetMask]`): type conversion with
+an explicit RoundMode.
 
 Which (source, destination, mode) triples A2/A3 accept is the table below (Cast.md); anything
-else raises `CastRuleError` quoting the rule. The conversions themselves are convert.py's
-bit-exact numba loops; saturation follows the hardware profile.
+else raises `CastRuleError` quoting the rule. A pair ascendc_more.md §2.3 lists for A2 but ascsim
+does not convert (int32 -> half through SetDeqScale, the int8/int16/int64 pairs, ...) raises it
+saying so. The conversions themselves are convert.py's bit-exact numba loops; saturation
+follows the hardware profile.
+
+The level-0 form (ascendc_more.md §2.3): a repeat has E = 256 / max(sizeof(T), sizeof(U)) lanes;
+lane j of an operand of element size s sits at base + (r*RepStride + (j // (32/s))*BlkStride)*32
++ (j % (32/s))*s, so the wider operand covers 8 DataBlocks per repeat and the narrower 4 (2 for
+8 <-> 32 bit). That the narrower side's block stride counts 32-byte blocks like the wider
+side's is not public: profile option `cast_narrow_blkstride = "per_32B_block"` (the only value
+modelled). The mask is over the E lanes (the wider type's mask rules); Counter mode spreads its
+count over repeats of E lanes. Every enabled lane of a repeat is read before any is written.
+The count form, which the library runs in Counter mode, leaves Normal mode with a full mask
+(§2.2); a level-0 call with isSetMask=true leaves its own mask in the register.
 """
 
 from __future__ import annotations
@@ -10,17 +24,39 @@ from __future__ import annotations
 import sys
 from enum import IntEnum
 
+import numpy as np
 from numba import literally, njit, types
 from numba.extending import overload
 
 from .. import convert
 from .. import records as rec
-from ..core import PIPE_V
-from ..dtypes import DType, bfloat16_t, float, half, int32_t
-from ..errors import CastRuleError
+from ..core import MEM_UB, PIPE_V
+from ..dtypes import (
+    DType,
+    bfloat16_t,
+    float,
+    half,
+    int8_t,
+    int16_t,
+    int32_t,
+    int64_t,
+    uint8_t,
+)
+from ..errors import CastRuleError, ParameterError
 from ..faults import fault
 from ..memory import LocalTensor
-from ..records import COUNT, DTYPE, MODE, params_of, start_fields
+from ..records import (
+    COUNT,
+    DTYPE,
+    MODE,
+    NPARAM,
+    REPEATS,
+    STRIDED,
+    W,
+    param_fields,
+    params_of,
+    start_fields,
+)
 from ..registry import (
     AccessPattern,
     Cost,
@@ -33,11 +69,27 @@ from ..registry import (
     register,
 )
 from ..sync import run_on_pipe
-from ..workcall import compile_loop
-from .common import as_count, check_overlap, core_of, operand_error, recover_count
-from .worklib import JIT, shift, view
+from ..workcall import NO_GM, compile_loop
+from .common import (
+    MAX_REPEAT_TIMES,
+    UnaryRepeatParams,
+    as_count,
+    check_overlap,
+    core_of,
+    operand_error,
+    recover_count,
+)
+from .vmask import (
+    TemplatedCall,
+    count_form_done,
+    counter_repeats,
+    lane_count,
+    level0_mask,
+    template_dtype,
+)
+from .worklib import JIT, element_offset, enabled, lanes, shift, view
 
-__all__ = ["Cast", "RoundMode", "CAST_RULES"]
+__all__ = ["Cast", "RoundMode", "CAST_RULES", "A2_UNMODELLED"]
 KERNEL_SURFACE = ("Cast", "RoundMode")
 
 
@@ -79,6 +131,18 @@ CAST_RULES: dict[tuple[DType, DType], tuple[frozenset[RoundMode], object, str]] 
                        "int32_t -> float takes CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, "
                        "CAST_CEIL, CAST_ROUND or CAST_TRUNC [assumed]"),
 }
+
+# Pairs ascendc_more.md §2.3 lists for A2 that ascsim does not convert (yet): an error that says
+# so, not "does not exist".
+A2_UNMODELLED: dict[tuple[DType, DType], str] = {
+    (int32_t, half): "int32_t -> half is vconv_deq: (float)x * the SetDeqScale(half) scale, "
+                     "rounded to half; ascsim does not model SetDeqScale",
+    **{pair: f"{pair[0]} -> {pair[1]} is an A2 conversion ascsim does not model yet"
+       for pair in ((int8_t, half), (uint8_t, half), (int16_t, half), (int16_t, float),
+                    (half, int8_t), (half, uint8_t), (half, int16_t), (half, int32_t),
+                    (bfloat16_t, int32_t), (int32_t, int16_t), (int32_t, int64_t),
+                    (float, int16_t), (float, int64_t), (int64_t, int32_t), (int64_t, float))},
+}
 _LOOPS = {(s.code, d.code): loop for (s, d), (_, loop, _) in CAST_RULES.items()}
 
 
@@ -119,10 +183,46 @@ def cast_count(scode, dcode, saturate, ub, gm, row):
               view(scode, ub), row[_SRC] >> shift(scode), row[COUNT], row[MODE])
 
 
+# Level-0 row layout: params (source dtype code, mask_lo, mask_hi, dst blk, src blk, dst rep,
+# src rep): the source dtype, then the vector repeat form's params; then the dst and src accesses.
+_L_SRC_T, _L_LO, _L_HI, _L_DBLK, _L_SBLK, _L_DREP, _L_SREP = param_fields(7)
+_L_DST, _L_SRC = start_fields(7, 2)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cast_repeat(scode, dcode, saturate, ub, gm, row):
+    """The level-0 form: per repeat, gather the enabled lanes of src, convert them, scatter
+    them into dst (every lane is read before any is written)."""
+    literally(scode)
+    literally(dcode)
+    literally(saturate)
+    dv = view(dcode, ub)
+    sv = view(scode, ub)
+    depb = 32 >> shift(dcode)
+    sepb = 32 >> shift(scode)
+    per_repeat = min(depb, sepb) * 8   # 256 bytes of the wider type
+    lo, hi = row[_L_LO], row[_L_HI]
+    dblk, sblk, drep, srep = row[_L_DBLK], row[_L_SBLK], row[_L_DREP], row[_L_SREP]
+    doff = row[_L_DST] >> shift(dcode)
+    soff = row[_L_SRC] >> shift(scode)
+    xs = np.zeros(per_repeat, sv.dtype)
+    ys = np.zeros(per_repeat, dv.dtype)
+    for r in range(row[REPEATS]):
+        n = lanes(r, per_repeat, row[COUNT])
+        for j in range(n):
+            if enabled(j, lo, hi):
+                xs[j] = sv[element_offset(j, sepb, sblk, soff + r * srep * sepb)]
+        _cast_loop(scode, dcode, ys, 0, xs, 0, n, row[MODE], saturate == 1)
+        for j in range(n):
+            if enabled(j, lo, hi):
+                dv[element_offset(j, depb, dblk, doff + r * drep * depb)] = ys[j]
+
+
 def _bind(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
-    """Literals: the source dtype (the row's param), the destination dtype and the profile's
-    saturation."""
-    return "count", (params_of(row)[0], row[DTYPE], int(profile.saturation))
+    """Literals: the source dtype (the row's first param), the destination dtype and the
+    profile's saturation; a level-0 row has the repeat form's params too."""
+    form = "repeat" if row[NPARAM] > 1 else "count"
+    return form, (params_of(row)[0], row[DTYPE], int(profile.saturation))
 
 
 _CAST = register(
@@ -132,16 +232,27 @@ _CAST = register(
     dataflow=Dataflow.ELEMENTWISE, cost=Cost(CostKind.VECTOR, "Cast"),
     signatures=tuple(Signature((d, s), frozenset(int(m) for m in modes), rule)
                      for (s, d), (modes, _, rule) in CAST_RULES.items()),
-    work=Work({"count": cast_count}, bind=_bind),
+    work=Work({"count": cast_count, "repeat": cast_repeat}, bind=_bind),
     cpp=(CppDecl("template <typename T, typename U>\n__aicore__ void Cast(const LocalTensor<T> "
                  "&dst, const LocalTensor<U> &src, const RoundMode &roundMode, "
-                 "const uint32_t count);"),),
+                 "const uint32_t count);"),
+         CppDecl("template <typename T, typename U, bool isSetMask = true>\n__aicore__ void "
+                 "Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, "
+                 "const RoundMode &roundMode, const uint64_t mask, const uint8_t repeatTime, "
+                 "const UnaryRepeatParams &repeatParams);"),
+         CppDecl("template <typename T, typename U, bool isSetMask = true>\n__aicore__ void "
+                 "Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src, "
+                 "const RoundMode &roundMode, const uint64_t mask[], const uint8_t repeatTime, "
+                 "const UnaryRepeatParams &repeatParams);")),
     doc="type conversion with a RoundMode")
 _entries: dict[tuple[int, int, int], object] = {}
 
 
 def _rule_error(src: DType, dst: DType, mode: object) -> CastRuleError:
     rule = CAST_RULES.get((src, dst))
+    if rule is None and (src, dst) in A2_UNMODELLED:
+        return CastRuleError(f"Cast {src} -> {dst} is not modelled: "
+                             f"{A2_UNMODELLED[src, dst]} (ascendc_more.md §2.3)")
     if rule is None:
         pairs = ", ".join(f"{s} -> {d}" for s, d in CAST_RULES)
         return CastRuleError(f"Cast {src} -> {dst} does not exist on A2/A3 (Cast.md); the "
@@ -154,9 +265,13 @@ def _rule_error(src: DType, dst: DType, mode: object) -> CastRuleError:
                          "(Cast.md)")
 
 
-def Cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, count: int) -> None:
-    """`Cast(dst, src, roundMode, count)`: convert `count` elements of src into dst."""
-    f = sys._getframe(1)
+def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=None) -> None:
+    """`Cast(dst, src, roundMode, count)`: convert `count` elements of src into dst; or the
+    level-0 form `Cast(dst, src, roundMode, mask, repeatTime, UnaryRepeatParams)`."""
+    f = _f or sys._getframe(1)
+    if len(rest) != 1:
+        return _cast_level0(dst, src, roundMode, rest, f, True)
+    count = rest[0]
     if type(count) is not int:
         count = as_count(count)
     sdt, ddt = src.dtype, dst.dtype
@@ -173,6 +288,8 @@ def Cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, count: int) -
             return
         dn, sn = count * ddt.size, count * sdt.size
     core = dst.core
+    if core.vmask is not None:
+        count_form_done(core)  # the count form ends in Normal mode with a full mask
     wide = max(ddt.size, sdt.size)
     row = rec.vector_row2p(_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, count,
                            (count * wide + 255) >> 8, int(roundMode), 0, sdt.code, d, d + dn, s,
@@ -196,3 +313,143 @@ def Cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, count: int) -
         run_on_pipe(core, PIPE_V, ep, args)
     else:
         ep(*args)
+
+
+# ---- the level-0 form -------------------------------------------------------------------------
+
+def lane_extent(repeat: int, per_repeat: int, size: int, blk: int, rep: int,
+                total: int = -1) -> int:
+    """Bytes from an operand's first byte to one past the last one a level-0 call touches:
+    `repeat` repeats of `per_repeat` lanes (lane j in 32-byte block j // (32 / size)), block
+    and repeat strides in blocks; with `total` lanes (Counter mode) the last repeat only has
+    the rest."""
+    if repeat <= 0:
+        return 0
+    epb = 32 // size
+    tail = per_repeat if total < 0 else min(per_repeat, total - (repeat - 1) * per_repeat)
+    last = 0
+    for r, n in ((repeat - 2, per_repeat), (repeat - 1, tail)):
+        if r < 0 or n <= 0:
+            continue
+        for b in range(-(-n // epb)):
+            last = max(last, (r * rep + b * blk) * epb + min(epb, n - b * epb))
+    return last * size
+
+
+def _cast_level0(dst: LocalTensor, src: LocalTensor, roundMode: object, rest: tuple, f,
+                 is_set_mask: bool) -> None:
+    core = core_of(dst, src)
+    if len(rest) != 3:
+        return fault(core, ParameterError(
+            "Cast: expected (dst, src, roundMode, count) or (dst, src, roundMode, mask, "
+            f"repeatTime, repeatParams), got {len(rest)} trailing argument(s)"), f,
+            instruction="Cast")
+    mask, repeat, params = rest
+    sdt, ddt = getattr(src, "dtype", None), getattr(dst, "dtype", None)
+    rule = CAST_RULES.get((sdt, ddt))
+    if rule is None or roundMode not in rule[0]:
+        return fault(core, _rule_error(sdt, ddt, roundMode), f, instruction="Cast")
+    repeat = as_count(repeat, "repeatTime")
+    if not 0 <= repeat <= MAX_REPEAT_TIMES:
+        return fault(core, ParameterError(f"Cast: repeatTime {repeat} is out of range "
+                                          f"[0, {MAX_REPEAT_TIMES}]"), f, instruction="Cast")
+    if not isinstance(params, UnaryRepeatParams):
+        return fault(core, ParameterError("Cast: the level-0 form takes UnaryRepeatParams, got "
+                                          f"{params!r}"), f, instruction="Cast")
+    blk = (params.dstBlkStride, params.srcBlkStride)
+    rep = (params.dstRepStride, params.srcRepStride)
+    if blk[0] == 0:
+        return fault(core, ParameterError("Cast: dstBlkStride 0 is undefined on hardware"), f,
+                     instruction="Cast")
+    wide = ddt if ddt.size >= sdt.size else sdt
+    per_repeat = 256 // wide.size
+    try:
+        lo, hi, counted = level0_mask(core, "Cast", wide, mask, is_set_mask)
+    except ParameterError as e:
+        return fault(core, e, f, instruction="Cast")
+    repeat = counter_repeats(core, f, "Cast", wide, counted, repeat)
+    operands = ((dst, ddt, "dst"), (src, sdt, "src"))
+    ext = [lane_extent(repeat, per_repeat, t.size, blk[i], rep[i],
+                       lane_count(counted, repeat, 32 // wide.size))
+           for i, (_, t, _) in enumerate(operands)]
+    for i, (x, t, role) in enumerate(operands):
+        if x.addr & 31 or ext[i] > x.size * t.size:
+            err = operand_error("Cast", -(-ext[i] // t.size), ((role, x),))
+            if recover_count(core, err, f, 0, (), "Cast") is None:
+                return
+            while repeat and any(
+                    y.addr + lane_extent(repeat, per_repeat, u.size, blk[k], rep[k],
+                                         lane_count(counted, repeat, 32 // wide.size))
+                    > core.ub.size for k, (y, u, _) in enumerate(operands)):
+                repeat -= 1
+            ext = [lane_extent(repeat, per_repeat, u.size, blk[k], rep[k],
+                               lane_count(counted, repeat, 32 // wide.size))
+                   for k, (_, u, _) in enumerate(operands)]
+            break
+    total = lane_count(counted, repeat, 32 // wide.size)
+    d, s = dst.addr, src.addr
+    core = dst.core
+    row = rec.row(_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, total, repeat,
+                  int(roundMode), 0,
+                  (sdt.code, rec.signed64(lo), rec.signed64(hi), *blk, *rep),
+                  (W | STRIDED, MEM_UB, d, d + ext[0], STRIDED, MEM_UB, s, s + ext[1]))
+    core.records.append(row)
+    if not repeat:
+        return
+    if core.sanitizer is not None and s < d + ext[0] and d < s + ext[1]:
+        width = [((per_repeat * t.size // 32 - 1) * blk[i] + 1) * 32
+                 for i, (_, t, _) in enumerate(operands)]
+        check_overlap(core, f, "Cast", repeat, d, rep[0] * 32, width[0], d + ext[0], s,
+                      rep[1] * 32, width[1], s + ext[1])
+    form, lits = _CAST.work.bind(row, core.profile)
+    ep = _CAST.work.entry(form, lits, len(row))
+    run_on_pipe(core, PIPE_V, ep, (*lits, core.ub, NO_GM, rec.program_row(row)))
+
+
+def _template_args(args: object) -> tuple[DType, DType, bool]:
+    key = args if isinstance(args, tuple) else (args,)
+    if len(key) not in (2, 3):
+        raise ParameterError(f"Cast[T, U] or Cast[T, U, isSetMask]: got {args!r}")
+    return (template_dtype("Cast", key[0]), template_dtype("Cast", key[1]),
+            bool(key[2]) if len(key) == 3 else True)
+
+
+def _variant(dtype: DType, src_dtype: DType, is_set_mask: bool):
+    """`Cast[T, U, isSetMask]`: T is dst's dtype, U src's; the count form takes no
+    isSetMask."""
+    def variant(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest) -> None:
+        f = sys._getframe(1)
+        if getattr(dst, "dtype", None) is not dtype or getattr(src, "dtype", None) is not \
+                src_dtype:
+            return fault(core_of(dst, src), ParameterError(
+                f"Cast<{dtype}, {src_dtype}>: dst must be {dtype} and src {src_dtype}, got "
+                f"{getattr(dst, 'dtype', dst)} and {getattr(src, 'dtype', src)}"), f,
+                instruction="Cast")
+        if len(rest) == 1:
+            if not is_set_mask:
+                return fault(core_of(dst, src), ParameterError(
+                    "Cast<T, U, false>: the count form has no isSetMask template argument"), f,
+                    instruction="Cast")
+            return _cast(dst, src, roundMode, *rest, _f=f)
+        return _cast_level0(dst, src, roundMode, rest, f, is_set_mask)
+    variant.__name__ = f"Cast<{dtype}, {src_dtype}, {str(is_set_mask).lower()}>"
+    return variant
+
+
+class _CastCall(TemplatedCall):
+    """`Cast(...)`, `Cast[T, U](...)` and `Cast[T, U, isSetMask](...)`."""
+
+    __slots__ = ()
+    __call__ = staticmethod(_cast)
+    __doc__ = _cast.__doc__
+
+    def __getitem__(self, args: object):
+        variant = self._variants.get(args)
+        if variant is None:
+            variant = self._variants[args] = self._make(*_template_args(args))
+        return variant
+
+
+_CastCall.__name__ = _CastCall.__qualname__ = "Cast"
+_cast.__name__ = _cast.__qualname__ = "Cast"
+Cast = _CastCall(_variant)
