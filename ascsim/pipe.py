@@ -199,24 +199,26 @@ class _EventIDs(dict):
     """`pipe.FetchEventID[HardEvent.V_S]()` (the event as template argument) and, for
     FetchEventID, `pipe.FetchEventID(HardEvent.V_S)` too: one call bound per event."""
 
-    def __init__(self, fn, runtime_arg: bool) -> None:
+    def __init__(self, fn, name: str, runtime_arg: bool) -> None:
         super().__init__()
         self.fn = fn
+        self.name = name
         self.runtime_arg = runtime_arg
 
     def __missing__(self, event: object):
+        if self.fn is None:
+            raise QueueStateError("this TPipe belongs to a kernel run that has ended")
         try:
             e = HardEvent(int(event))
         except (TypeError, ValueError):
-            raise SyncError(f"{self.fn.__name__.strip('_')}[...] takes a HardEvent, got "
-                            f"{event!r}") from None
+            raise SyncError(f"{self.name}[...] takes a HardEvent, got {event!r}") from None
         call = self[event] = partial(self.fn, e)
         return call
 
     def __call__(self, event: object) -> int:
         if not self.runtime_arg:
-            raise SyncError("AllocEventID / ReleaseEventID take the HardEvent as template "
-                            "argument: pipe.AllocEventID[HardEvent.V_S]()")
+            raise SyncError(f"{self.name} takes the HardEvent as template argument: "
+                            f"pipe.{self.name}[HardEvent.V_S](...)")
         return self[event]()
 
     def close(self) -> None:
@@ -232,15 +234,13 @@ class TPipe:
         self.core = current_core()
         self.core.pipe = self
         self.core.owned.append(self)
-        if self.core.xcore is not None:  # TPipe() resets the DMA atomic mode (crosscore.py)
-            self.core.xcore.atomic = None
         self.cursor = 0
         self.buffers: list[BufferInfo] = []
         self.objects: list[TQueBind | TBuf] = []  # what InitBuffer initialised since Reset
         self.destroyed = False
-        self.FetchEventID = _EventIDs(self._fetch, True)
-        self.AllocEventID = _EventIDs(self._alloc_event, False)
-        self.ReleaseEventID = _EventIDs(self._release_event, False)
+        self.FetchEventID = _EventIDs(self._fetch, "FetchEventID", True)
+        self.AllocEventID = _EventIDs(self._alloc_event, "AllocEventID", False)
+        self.ReleaseEventID = _EventIDs(self._release_event, "ReleaseEventID", False)
         _init_soc_state(self.core)
 
     def _detach(self) -> None:

@@ -34,7 +34,8 @@ Parameter layouts (by instruction family and form):
     DataCopyPad UB->GM  distance between block starts on each side
     DataCopyPad GM->UB  (block_len, src_pitch, dst_pitch, left, right, padded, is_pad,
                         pad_bits): paddings in bytes, the padded block length on the UB side,
-                        whether padding values were asked for and their bits in T
+                        whether isPad was set, and the bits of MOV_PAD_VAL (the pad value
+                        register, as the call set or found it)
     SetFlag, WaitFlag   (implicit,): 1 when a TQue call made the flag
 
 Records never hold element data.

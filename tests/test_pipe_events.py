@@ -117,8 +117,10 @@ def test_alloc_reserves_release_frees_and_queues_see_it() -> None:
             pipe.ReleaseEventID[HardEvent.S_V](0)
         with pytest.raises(SyncError, match="not held"):
             pipe.ReleaseEventID[HardEvent.V_S](8)
-        with pytest.raises(SyncError, match="take the HardEvent as template argument"):
+        with pytest.raises(SyncError, match="AllocEventID takes the HardEvent as template"):
             pipe.AllocEventID(HardEvent.V_S)
+        with pytest.raises(SyncError, match=r"ReleaseEventID\[...\] takes a HardEvent"):
+            pipe.ReleaseEventID["V_S"]
         seen["again"] = pipe.AllocEventID[HardEvent.V_S]()
         # a reserved id is not the queue's: AllocEventID holds MTE2_V 0, EnQue takes 1
         seen["mte2_v"] = pipe.AllocEventID[HardEvent.MTE2_V]()
