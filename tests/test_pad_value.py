@@ -221,10 +221,17 @@ def test_unpadded_dummy_by_profile(tmp_path: Path, dummy_fill: str, is_pad: bool
 
 
 def test_set_pad_value_template_errors() -> None:
-    def body(ub):
+    x = np.zeros(64, np.uint8)
+
+    def body(ub, xb):
         with pytest.raises(ParameterError, match="takes a dtype"):
             SetPadValue[3](1)
         with pytest.raises(ValueError):
             SetPadValue[half, 99](1)
+        with pytest.raises(ParameterError, match=r"DataCopyPadExtParams<float> with tensors of "
+                                                 "half"):
+            A.DataCopyPad(tensor(ub, UB0, half), gtensor(xb, half), DataCopyExtParams(1, 4, 0, 0),
+                          DataCopyPadExtParams[f32](True, 1, 0, 1.0))
 
-    run_ub(body)
+    _, run = run_ub(body, gm=(x,))
+    assert run.cores[0].records == [] and run.cores[0].pad_reg == 0

@@ -642,6 +642,10 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
             return fault(core, ParameterError(
                 f"DataCopyPad: padding of {pad.leftPadding} / {pad.rightPadding} elements "
                 "exceeds 32 bytes"), f, instruction="DataCopyPad")
+        if getattr(pad, "dtype", None) not in (None, dt):
+            return fault(core, ParameterError(
+                f"DataCopyPad: DataCopyPadExtParams<{pad.dtype}> with tensors of {dt}"), f,
+                instruction="DataCopyPad")
         if pad.isPad:
             if type(pad) is DataCopyPadParams:
                 bits = pad.paddingValue               # raw bits, unconverted
