@@ -238,6 +238,7 @@ class TPipe:
         self.buffers: list[BufferInfo] = []
         self.objects: list[TQueBind | TBuf] = []  # what InitBuffer initialised since Reset
         self.destroyed = False
+        self.handed: set[int] = set()  # flag indices FetchEventID / AllocEventID handed out
         self.FetchEventID = _EventIDs(self._fetch, "FetchEventID", True)
         self.AllocEventID = _EventIDs(self._alloc_event, "AllocEventID", False)
         self.ReleaseEventID = _EventIDs(self._release_event, "ReleaseEventID", False)
@@ -278,6 +279,7 @@ class TPipe:
                   f, check="no free event id")
             return -1  # check mode: SetFlag(-1) is then reported too
         self._event_record(FETCH_ID, int(event), event_id, f)
+        self.handed.add(int(event) * NUM_EVENT_IDS + event_id)
         return event_id
 
     def _alloc_event(self, event: HardEvent) -> int:
@@ -292,6 +294,7 @@ class TPipe:
             return -1
         core.event_pool[int(event)] = held | (1 << event_id)
         self._event_record(ALLOC_ID, int(event), event_id, f)
+        self.handed.add(int(event) * NUM_EVENT_IDS + event_id)
         return event_id
 
     def _release_event(self, event: HardEvent, eventID: int) -> None:

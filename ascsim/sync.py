@@ -169,9 +169,16 @@ def _checked(core: CoreState, event: int, event_id: int, implicit: bool, what: s
             fault(core, e, frame, check="event id out of range")
             return None
     src, dst = pipes
-    if src == dst or (event_id >= 6 and not implicit):
+    if src == dst or (event_id >= 6 and not implicit and not _from_tpipe(core, event, event_id)):
         _note_unusual(core, event, event_id, src, dst, what, frame)
     return src, dst, event * NUM_EVENT_IDS + event_id
+
+
+def _from_tpipe(core: CoreState, event: int, event_id: int) -> bool:
+    """Whether the TPipe handed this id out (FetchEventID / AllocEventID): not the kernel's
+    pick, so not a reserved id written by hand."""
+    pipe = core.pipe
+    return pipe is not None and event * NUM_EVENT_IDS + event_id in pipe.handed
 
 
 def _note_unusual(core: CoreState, event: int, event_id: int, src: int, dst: int, what: str,

@@ -210,6 +210,35 @@ def test_fetched_ids_do_not_collide_with_queue_ids_under_the_sanitizer() -> None
     assert "double SetFlag" in [f.check for f in r.findings]
 
 
+def high_id_kernel(fetched: bool):
+    """Two VECOUT queues hold V_MTE3 ids 0-5 when the kernel syncs V -> MTE3 itself: the id
+    FetchEventID hands out is 6."""
+    pipe = TPipe()
+    qa, qb = TQue[VECOUT, 3](), TQue[VECOUT, 3]()
+    pipe.InitBuffer(qa, 3, 256)
+    pipe.InitBuffer(qb, 3, 256)
+    held = []
+    for q in (qa, qb):
+        for _ in range(3):
+            t = q.AllocTensor[f32]()
+            A.Duplicate(t, 1.0, 64)
+            q.EnQue(t)
+            held.append(q)
+    eid = pipe.FetchEventID(HardEvent.V_MTE3) if fetched else 6
+    A.SetFlag[HardEvent.V_MTE3](eid)
+    A.WaitFlag[HardEvent.V_MTE3](eid)
+    for q in held:
+        q.FreeTensor(q.DeQue[f32]())
+
+
+def test_a_fetched_id_6_is_not_a_reserved_id_written_by_hand() -> None:
+    r = run(lambda: high_id_kernel(True), sanitize="check")
+    assert r.findings == [], [f.message for f in r.findings]
+    assert [x.mode & 7 for x in r.decoded(0) if x.name == "FetchEventID"] == [6]
+    r = run(lambda: high_id_kernel(False), sanitize="check")
+    assert [f.check for f in r.findings] == ["reserved event id"] * 2
+
+
 # ---- TQueBind and VECCALC queues ---------------------------------------------------------------
 
 def copy_through(x, y, make):
