@@ -289,6 +289,5 @@ def templated(call, make) -> TemplatedCall:
     """`call` as a `TemplatedCall` whose `[T, isSetMask]` variants come from `make`."""
     cls = type(call.__name__, (TemplatedCall,), {
         "__slots__": (), "__call__": staticmethod(call), "__doc__": call.__doc__,
-        "__name__": call.__name__, "__qualname__": call.__name__,
-        "__wrapped__": staticmethod(call)})
+        "__name__": call.__name__, "__qualname__": call.__name__, "__wrapped__": call})
     return cls(make)

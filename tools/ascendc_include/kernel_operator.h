@@ -395,6 +395,30 @@ __aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &sr
 // SetPadValue: write MOV_PAD_VAL, the pad value DataCopyPad GM->UB uses without isPad
 template <typename T, TPosition pos = TPosition::MAX>
 __aicore__ void SetPadValue(T paddingValue);
+// SyncAll: barrier over every AIV core of the launch (hard; or soft, through GM counters)
+template <bool isAIVOnly = true>
+__aicore__ void SyncAll();
+template <bool isAIVOnly = true>
+__aicore__ void SyncAll(const GlobalTensor<int32_t> &gmWorkspace,
+                        const LocalTensor<int32_t> &ubWorkspace, const int32_t usedCores = 0);
+// CrossCoreSetFlag: add 1 to a cross-core flag counter of the cores the mode names
+template <uint8_t modeId, pipe_t pipe>
+__aicore__ void CrossCoreSetFlag(uint16_t flagId);
+// CrossCoreWaitFlag: wait while this core's cross-core flag counter is 0, then decrement it
+__aicore__ void CrossCoreWaitFlag(uint16_t flagId);
+// SetAtomicAdd: later UB->GM copies add into GM (in T)
+template <typename T>
+__aicore__ void SetAtomicAdd();
+// SetAtomicMax: later UB->GM copies keep the maximum (in T)
+template <typename T>
+__aicore__ void SetAtomicMax();
+// SetAtomicMin: later UB->GM copies keep the minimum (in T)
+template <typename T>
+__aicore__ void SetAtomicMin();
+// SetAtomicNone: later UB->GM copies overwrite GM again
+__aicore__ void SetAtomicNone();
+// DisableDmaAtomic: later UB->GM copies overwrite GM again (the new name of SetAtomicNone)
+__aicore__ void DisableDmaAtomic();
 // SetMaskNorm: vector mask state: Normal mode (the mask register is a lane bit mask)
 __aicore__ inline void SetMaskNorm();
 // SetMaskCount: vector mask state: Counter mode (the mask register is an element count)
