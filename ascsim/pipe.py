@@ -234,6 +234,8 @@ class TPipe:
         self.core = current_core()
         self.core.pipe = self
         self.core.owned.append(self)
+        if self.core.xcore is not None:  # TPipe() resets the DMA atomic mode (crosscore.py)
+            self.core.xcore.atomic = None
         self.cursor = 0
         self.buffers: list[BufferInfo] = []
         self.objects: list[TQueBind | TBuf] = []  # what InitBuffer initialised since Reset
