@@ -220,6 +220,33 @@ def test_unpadded_dummy_by_profile(tmp_path: Path, dummy_fill: str, is_pad: bool
         assert (got[3:] == expect[want]).all()
 
 
+@pytest.mark.parametrize(("is_pad", "left", "clean"), [(True, 1, True), (False, 1, False),
+                                                      (True, 0, False)])
+def test_initcheck_takes_the_dummy_after_a_pad_as_defined(is_pad: bool, left: int,
+                                                          clean: bool) -> None:
+    """With isPad and a left/right pad the dummy bytes hold the pad value [DOC]: reading the
+    whole padded block is fine. Without isPad, or without padding (unknown on A2), they are
+    still uninitialised for initcheck."""
+    import ascsim
+
+    def kernel(x, y):
+        pipe = A.TPipe()
+        tb = A.TBuf[QuePosition.VECCALC]()
+        pipe.InitBuffer(tb, 64)
+        t = tb.Get[f32]()
+        A.DataCopyPad(t, gtensor(x, f32), DataCopyExtParams(1, 12, 0, 0),
+                      DataCopyPadExtParams[f32](is_pad, left, 0, 0.0))
+        A.SetFlag[A.HardEvent.MTE2_MTE3](0)
+        A.WaitFlag[A.HardEvent.MTE2_MTE3](0)
+        A.DataCopy(gtensor(y, f32), t, 8)
+
+    x = np.arange(3, dtype=np.float32)
+    y = np.zeros(8, np.float32)
+    r = ascsim.launch(kernel, 1, x, y, sanitize="check", outputs=(1,))
+    checks = [f.check for f in r.findings]
+    assert checks == ([] if clean else ["uninitialised value reaches GM"])
+
+
 def test_set_pad_value_template_errors() -> None:
     x = np.zeros(64, np.uint8)
 

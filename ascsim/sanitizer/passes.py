@@ -476,7 +476,10 @@ def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub,
                 rp += right
             if d + padded > rp:
                 x0, x1 = _ub_clip(rp, d + padded, ub)
-                t_mark(tsum, tb, torig, x0, x1, -1)
+                if is_pad and (left or right):
+                    t_clean(tsum, tb, torig, x0, x1)  # the pad value too [DOC]
+                else:
+                    t_mark(tsum, tb, torig, x0, x1, -1)
             dd = d + left
         else:
             dd = d
