@@ -560,9 +560,13 @@ def ADD_TO_LAUNCHER_LIST_AICORE(op_type: str, *args: _OpArgs) -> None:
 
     def run() -> None:
         gm = [None if t is None else t.array for t in inputs] + [o.array for o in outputs]
-        ws = np.zeros(workspace, dtype=np.uint8)  # calloc: untouched pages cost nothing
+        # the workspace argument (inputs, outputs, workspace, tiling): the system part
+        # (user_ws_offset, 16 MiB) then the user part, zero-filled by the OS on first touch
+        # (calloc), so untouched pages cost no memory; a 0-byte workspace is a nullptr
+        ws = np.zeros(workspace, dtype=np.uint8) if workspace else None
         outs = range(len(inputs), len(inputs) + len(outputs))  # OP_OUTPUT: for the sanitizer
         executor.runs.append(launch(kernel, block_dim, *gm, ws, tiling=tiling, tiling_key=key,
                                     profile=settings.profile, sanitize=settings.sanitize,
-                                    threads=settings.threads, outputs=outs))
+                                    threads=settings.threads, outputs=outs,
+                                    workspace=len(gm) if workspace else None))
     executor.tasks.append(run)

@@ -361,7 +361,7 @@ class CoreMemType(IntEnum):
     HBM = 6
 
 
-LIB_API_WORKSPACE_BYTES = 16 * 1024 * 1024  # GetLibApiWorkSpaceSize() on A2/A3 [assumed]
+LIB_API_WORKSPACE_BYTES = 16 * 1024 * 1024  # RESERVED_WORKSPACE on 2201 (the profiles' default)
 
 
 class PlatformAscendC:
@@ -386,7 +386,9 @@ class PlatformAscendC:
         return self.profile.ub_bytes
 
     def GetLibApiWorkSpaceSize(self) -> int:
-        return LIB_API_WORKSPACE_BYTES
+        """The system workspace in front of the user's: the profile's `user_ws_offset` (16 MiB,
+        RESERVED_WORKSPACE on 2201), where GetUserWorkspace puts the user part."""
+        return self.profile.user_ws_offset
 
     def GetSocVersion(self) -> str:
         return self.profile.name

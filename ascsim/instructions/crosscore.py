@@ -77,8 +77,9 @@ from ..registry import (
     Signature,
     register,
 )
-from ..sync import BARRIER, SET, WAIT, HardEvent, pipe_t
+from ..sync import BARRIER, SET, WAIT, HardEvent, pipe_t, run_on_pipe, set_flag, wait_flag
 from .datacopy import COPY, COPY_PAD, copy_blocks
+from .elementwise import _duplicate
 
 __all__ = ["SyncAll", "CrossCoreSetFlag", "CrossCoreWaitFlag", "GetSubBlockIdx",
            "GetTaskRation", "GetTaskRatio", "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin",
@@ -814,5 +815,59 @@ class _InitGlobalMemory(dict):
 InitGlobalMemory = _InitGlobalMemory()
 
 
+INIT_GM_FILL_BYTES = 65280          # the most the library's Duplicate fills at once
+INIT_GM_UB_LIMIT = 192 * 1024 - 64  # the free UB it may use ends here
+
+
 def init_global_memory(dtype: DType, gm: GlobalTensor, size: int, value: Any, f: Any) -> None:
-    raise NotImplementedError  # replaced below once the vector fill is available
+    """`InitGlobalMemory<T>(gm, size, value)` as the library does it (ascendc_more.md 3.5):
+    Duplicate `value` into the free UB after the TPipe's last buffer (up to 65 280 B, clobbering
+    it), SetFlag/WaitFlag V->MTE3, DataCopyPad the chunks to GM, PipeBarrier<PIPE_MTE3>. Each
+    step is recorded at the kernel's line, so the sanitizer and the timeline see them."""
+    core = current_core()
+    name = f"InitGlobalMemory<{dtype}>"
+    pipe = core.pipe
+    if pipe is None:
+        return fault(core, ParameterError(f"{name} fills GM through the free UB after the "
+                                          "TPipe's buffers: create a TPipe first"), f,
+                     instruction="InitGlobalMemory")
+    if not isinstance(gm, GlobalTensor) or gm.buf is None:
+        abort(core, ParameterError(f"{name}: gm must be a bound GlobalTensor"), f)
+    if gm.dtype is not dtype or dtype.size not in (2, 4):
+        return fault(core, ParameterError(
+            f"{name}: T must be the GlobalTensor's type and a 16- or 32-bit type (the fill is a "
+            f"Duplicate), got GlobalTensor<{gm.dtype}>"), f, instruction="InitGlobalMemory")
+    buf = gm.buf
+    total = int(size) * dtype.size
+    g0 = gm.byte_off
+    if size < 0 or g0 < 0 or g0 + total > buf.nbytes:
+        return fault(core, OutOfRangeError(
+            f"{name}: {size} elements from GM byte {g0} of {buf.name!r} ({buf.nbytes} bytes) "
+            "reach past its end", buffer=f"GM {buf.name}"), f, instruction="InitGlobalMemory",
+            memory=f"GM {buf.name}", start=max(g0, 0), end=g0 + total, write=True)
+    start = (int(pipe.cursor) + 31) // 32 * 32
+    limit = min(INIT_GM_UB_LIMIT, core.profile.ub_bytes)
+    chunk = min(INIT_GM_FILL_BYTES, limit - start) // 32 * 32
+    if chunk < 32:
+        return fault(core, OutOfRangeError(
+            f"{name}: no free UB after the TPipe's buffers (they end at {pipe.cursor}; the "
+            f"fill needs at least 32 bytes below {limit})"), f, instruction="InitGlobalMemory")
+    if total == 0:
+        return
+    fill = min(chunk, (total + 31) // 32 * 32)
+    scratch = LocalTensor(dtype, core, start, fill // dtype.size)
+    _duplicate(scratch, value, fill // dtype.size, _f=f)
+    event = int(HardEvent.V_MTE3)
+    held = core.event_pool.get(event, 0)
+    eid = next((i for i in range(8) if not held >> i & 1 and not core.flags[event * 8 + i]), 0)
+    set_flag(core, event, eid, f.f_code, f.f_lasti, implicit=True, frame=f)
+    wait_flag(core, event, eid, f.f_code, f.f_lasti, implicit=True, frame=f)
+    for off in range(0, total, fill):
+        n = min(fill, total - off)
+        row = rec.copy_row(COPY_PAD.id, PIPE_MTE3, f.f_code, f.f_lasti, dtype.code,
+                           n // dtype.size, 1, n, n, n, rec.W, buf.mem_id, g0 + off, g0 + off + n,
+                           0, MEM_UB, start, start + n)
+        core.records.append(row)
+        run_on_pipe(core, PIPE_MTE3, copy_blocks, (buf.data, g0 + off, n, core.ub, start, n, n,
+                                                   1))
+    core.records.append(rec.sync_row(BARRIER.id, PIPE_MTE3, f.f_code, f.f_lasti, PIPE_MTE3, 0))

@@ -128,6 +128,14 @@ enum class SELMODE : uint8_t {
     VSEL_TENSOR_TENSOR_MODE = 2,
 };
 
+// what WholeReduceMax/Min write per repeat (declaration order, ascendc_more.md 1.2)
+enum class ReduceOrder {
+    ORDER_VALUE_INDEX = 0,
+    ORDER_INDEX_VALUE = 1,
+    ORDER_ONLY_VALUE = 2,
+    ORDER_ONLY_INDEX = 3,
+};
+
 // A scalar operand takes the tensor's T without taking part in deducing it, so that
 // `Adds(halfDst, halfSrc, 1.0f, n)` converts the float as the AscendC overloads do.
 template <typename T>
@@ -323,6 +331,35 @@ struct BinaryRepeatParams {
     uint8_t src1RepStride;
 };
 
+// Copy (UB->UB): strides in 32-byte blocks, repeat sizes <= 4095.
+struct CopyRepeatParams {
+    __aicore__ CopyRepeatParams();
+    __aicore__ CopyRepeatParams(const uint16_t dstStrideIn, const uint16_t srcStrideIn,
+                                uint16_t dstRepeatSizeIn, uint16_t srcRepeatSizeIn);
+    uint16_t dstStride;
+    uint16_t srcStride;
+    uint16_t dstRepeatSize;
+    uint16_t srcRepeatSize;
+};
+
+struct BrcbRepeatParams {
+    __aicore__ BrcbRepeatParams();
+    __aicore__ BrcbRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn);
+    uint16_t dstBlkStride;
+    uint16_t dstRepStride;
+};
+
+struct GatherMaskParams {
+    __aicore__ GatherMaskParams();
+    __aicore__ GatherMaskParams(const uint8_t src0BlockStrideIn, const uint16_t repeatTimesIn,
+                                const uint16_t src0RepeatStrideIn,
+                                const uint8_t src1RepeatStrideIn);
+    uint8_t src0BlockStride;
+    uint16_t repeatTimes;
+    uint16_t src0RepeatStride;
+    uint8_t src1RepeatStride;
+};
+
 // ---- instructions: free functions of namespace AscendC -----------------------------------------
 // BEGIN ascsim-generated: free functions
 // SetFlag: set an (event, id) flag on the event's source pipe
@@ -334,14 +371,41 @@ __aicore__ void WaitFlag(int32_t eventID);
 // PipeBarrier: wait until every earlier instruction of a pipe has finished
 template <pipe_t pipe>
 __aicore__ void PipeBarrier();
+// SetMaskNorm: vector mask state: Normal mode (the mask register is a lane bit mask)
+__aicore__ inline void SetMaskNorm();
+// SetMaskCount: vector mask state: Counter mode (the mask register is an element count)
+__aicore__ inline void SetMaskCount();
+// ResetMask: vector mask state: a full mask (the mode is kept)
+__aicore__ inline void ResetMask();
+// SetVectorMask: vector mask state: write the mask register
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+__aicore__ static inline void SetVectorMask(const uint64_t maskHigh,
+                                            const uint64_t maskLow); __aicore__ static inline void SetVectorMask(int32_t len);
 // Cast: type conversion with a RoundMode
 template <typename T, typename U>
 __aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
                      const RoundMode &roundMode, const uint32_t count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
+                     const RoundMode &roundMode, const uint64_t mask, const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
+                     const RoundMode &roundMode, const uint64_t mask[], const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
 // Compare: element-wise comparison of two tensors into a bit mask
 template <typename T, typename U>
 __aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
                         const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                        const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask,
+                        uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                        const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask[],
+                        uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
 // CompareScalar: element-wise comparison with a scalar into a bit mask (also spelled Compares)
 template <typename T, typename U>
 __aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
@@ -349,6 +413,22 @@ __aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &s
 template <typename T, typename U>
 __aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
                          const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
+                              uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
+                              uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
+                         uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
+                         uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
 // Select: per-element choice between two sources (or a source and a scalar) by a bit mask
 template <typename T, typename U>
 __aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
@@ -358,6 +438,24 @@ template <typename T, typename U>
 __aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
                        const LocalTensor<T> &src0, ScalarT<T> src1, SELMODE selMode,
                        uint32_t count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
+                       const uint64_t mask, uint8_t repeatTime,
+                       const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
+                       const uint64_t mask[], uint8_t repeatTime,
+                       const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, T src1, SELMODE selMode, const uint64_t mask,
+                       uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, T src1, SELMODE selMode, const uint64_t mask[],
+                       uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
 // DataCopy: contiguous or block-strided copy GM->UB (MTE2), UB->GM (MTE3), UB->UB (V)
 template <typename T>
 __aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
@@ -395,41 +493,6 @@ __aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &sr
 // SetPadValue: write MOV_PAD_VAL, the pad value DataCopyPad GM->UB uses without isPad
 template <typename T, TPosition pos = TPosition::MAX>
 __aicore__ void SetPadValue(T paddingValue);
-// SyncAll: barrier over every AIV core of the launch (hard; or soft, through GM counters)
-template <bool isAIVOnly = true>
-__aicore__ void SyncAll();
-template <bool isAIVOnly = true>
-__aicore__ void SyncAll(const GlobalTensor<int32_t> &gmWorkspace,
-                        const LocalTensor<int32_t> &ubWorkspace, const int32_t usedCores = 0);
-// CrossCoreSetFlag: add 1 to a cross-core flag counter of the cores the mode names
-template <uint8_t modeId, pipe_t pipe>
-__aicore__ void CrossCoreSetFlag(uint16_t flagId);
-// CrossCoreWaitFlag: wait while this core's cross-core flag counter is 0, then decrement it
-__aicore__ void CrossCoreWaitFlag(uint16_t flagId);
-// SetAtomicAdd: later UB->GM copies add into GM (in T)
-template <typename T>
-__aicore__ void SetAtomicAdd();
-// SetAtomicMax: later UB->GM copies keep the maximum (in T)
-template <typename T>
-__aicore__ void SetAtomicMax();
-// SetAtomicMin: later UB->GM copies keep the minimum (in T)
-template <typename T>
-__aicore__ void SetAtomicMin();
-// SetAtomicNone: later UB->GM copies overwrite GM again
-__aicore__ void SetAtomicNone();
-// DisableDmaAtomic: later UB->GM copies overwrite GM again (the new name of SetAtomicNone)
-__aicore__ void DisableDmaAtomic();
-// SetMaskNorm: vector mask state: Normal mode (the mask register is a lane bit mask)
-__aicore__ inline void SetMaskNorm();
-// SetMaskCount: vector mask state: Counter mode (the mask register is an element count)
-__aicore__ inline void SetMaskCount();
-// ResetMask: vector mask state: a full mask (the mode is kept)
-__aicore__ inline void ResetMask();
-// SetVectorMask: vector mask state: write the mask register
-template <typename T, MaskMode mode = MaskMode::NORMAL>
-template <typename T, MaskMode mode = MaskMode::NORMAL>
-__aicore__ static inline void SetVectorMask(const uint64_t maskHigh,
-                                            const uint64_t maskLow); __aicore__ static inline void SetVectorMask(int32_t len);
 // Exp: dst = e ** src (element-wise, unary)
 template <typename T>
 __aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
@@ -672,11 +735,217 @@ template <typename T, bool isSetMask = true>
 __aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
                           const uint64_t mask[], const uint8_t repeatTime,
                           const uint16_t dstBlockStride, const uint8_t dstRepeatStride);
+// SyncAll: barrier over every AIV core of the launch (hard; or soft, through GM counters)
+template <bool isAIVOnly = true>
+__aicore__ void SyncAll();
+template <bool isAIVOnly = true>
+__aicore__ void SyncAll(const GlobalTensor<int32_t> &gmWorkspace,
+                        const LocalTensor<int32_t> &ubWorkspace, const int32_t usedCores = 0);
+// CrossCoreSetFlag: add 1 to a cross-core flag counter of the cores the mode names
+template <uint8_t modeId, pipe_t pipe>
+__aicore__ void CrossCoreSetFlag(uint16_t flagId);
+// CrossCoreWaitFlag: wait while this core's cross-core flag counter is 0, then decrement it
+__aicore__ void CrossCoreWaitFlag(uint16_t flagId);
+// SetAtomicAdd: later UB->GM copies add into GM (in T)
+template <typename T>
+__aicore__ void SetAtomicAdd();
+// SetAtomicMax: later UB->GM copies keep the maximum (in T)
+template <typename T>
+__aicore__ void SetAtomicMax();
+// SetAtomicMin: later UB->GM copies keep the minimum (in T)
+template <typename T>
+__aicore__ void SetAtomicMin();
+// SetAtomicNone: later UB->GM copies overwrite GM again
+__aicore__ void SetAtomicNone();
+// DisableDmaAtomic: later UB->GM copies overwrite GM again (the new name of SetAtomicNone)
+__aicore__ void DisableDmaAtomic();
+// Brcb: 8 source elements per repeat, each broadcast to one 32-byte DataBlock of dst
+template <typename T>
+__aicore__ void Brcb(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint8_t repeatTime,
+                     const BrcbRepeatParams &repeatParams);
+// Gather: dst[i] = the element at byte src + srcBaseAddr + srcOffset[i]
+template <typename T>
+__aicore__ void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                       const LocalTensor<uint32_t> &srcOffset, const uint32_t srcBaseAddr,
+                       const uint32_t count);
+template <typename T>
+__aicore__ void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                       const LocalTensor<uint32_t> &srcOffset, const uint32_t srcBaseAddr,
+                       const uint64_t mask, const uint8_t repeatTime, const uint16_t dstRepStride);
+template <typename T>
+__aicore__ void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                       const LocalTensor<uint32_t> &srcOffset, const uint32_t srcBaseAddr,
+                       const uint64_t mask[], const uint8_t repeatTime,
+                       const uint16_t dstRepStride);
+// GatherMask: the lanes a pattern selects, compacted into dst; rsvdCnt = how many
+template <typename T, typename U>
+__aicore__ void GatherMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                           const LocalTensor<U> &src1Pattern, const bool reduceMode,
+                           const uint32_t mask, const GatherMaskParams &gatherMaskParams,
+                           uint64_t &rsvdCnt);
+template <typename T>
+__aicore__ void GatherMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                           const uint8_t src1Pattern, const bool reduceMode, const uint32_t mask,
+                           const GatherMaskParams &gatherMaskParams, uint64_t &rsvdCnt);
+// Copy: masked UB->UB copy in repeats of 8 DataBlocks (A2: level-0 form only)
+template <typename T, bool isSetMask = true>
+__aicore__ void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask,
+                     const uint8_t repeatTime, const CopyRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],
+                     const uint8_t repeatTime, const CopyRepeatParams &repeatParams);
+// WholeReduceSum: one tree sum per repeat (vcadd)
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const uint64_t mask[], const int32_t repeatTime,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t mask, const int32_t repeatTime,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+// WholeReduceMax: the maximum of each repeat and its lane (vcmax)
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const uint64_t mask[], const int32_t repeatTime,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride,
+                               ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX);
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t mask, const int32_t repeatTime,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride,
+                               ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX);
+// WholeReduceMin: the minimum of each repeat and its lane (vcmin)
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const uint64_t mask[], const int32_t repeatTime,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride,
+                               ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX);
+template <typename T, bool isSetMask = true>
+__aicore__ void WholeReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t mask, const int32_t repeatTime,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride,
+                               ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX);
+// RepeatReduceSum: WholeReduceSum with a continuous mask (dstBlkStride ignored)
+template <typename T, bool isSetMask = true>
+__aicore__ void RepeatReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                                const int32_t repeatTime, const int32_t mask,
+                                const int32_t dstBlkStride, const int32_t srcBlkStride,
+                                const int32_t dstRepStride, const int32_t srcRepStride);
+// BlockReduceSum: one sum per 32-byte block, 8 per repeat
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const uint64_t mask[],
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const int32_t mask,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+// BlockReduceMax: one max per 32-byte block, 8 per repeat
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const uint64_t mask[],
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const int32_t mask,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+// BlockReduceMin: one min per 32-byte block, 8 per repeat
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const uint64_t mask[],
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const int32_t mask,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+// PairReduceSum: sums of adjacent lane pairs (vcpadd)
+template <typename T, bool isSetMask = true>
+__aicore__ void PairReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                              const int32_t repeatTime, const uint64_t mask[],
+                              const int32_t dstRepStride, const int32_t srcBlkStride,
+                              const int32_t srcRepStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void PairReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                              const int32_t repeatTime, const int32_t mask,
+                              const int32_t dstRepStride, const int32_t srcBlkStride,
+                              const int32_t srcRepStride);
+// ReduceSum: sum of all elements into dst[0] (count form: ACC_VAL)
+template <typename T, bool isSetMask = true>
+__aicore__ void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const int32_t count);
+template <typename T>
+__aicore__ void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const uint64_t mask[],
+                          const int32_t repeatTime, const int32_t srcRepStride);
+template <typename T>
+__aicore__ void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const int32_t mask,
+                          const int32_t repeatTime, const int32_t srcRepStride);
+// ReduceMax: maximum into dst[0], its index into dst[1] (calIndex)
+template <typename T>
+__aicore__ void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const int32_t count,
+                          bool calIndex = false);
+template <typename T>
+__aicore__ void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const uint64_t mask[],
+                          const int32_t repeatTime, const int32_t srcRepStride,
+                          bool calIndex = false);
+template <typename T>
+__aicore__ void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const int32_t mask,
+                          const int32_t repeatTime, const int32_t srcRepStride,
+                          bool calIndex = false);
+// ReduceMin: minimum into dst[0], its index into dst[1] (calIndex)
+template <typename T>
+__aicore__ void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const int32_t count,
+                          bool calIndex = false);
+template <typename T>
+__aicore__ void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const uint64_t mask[],
+                          const int32_t repeatTime, const int32_t srcRepStride,
+                          bool calIndex = false);
+template <typename T>
+__aicore__ void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const LocalTensor<T> &sharedTmpBuffer, const int32_t mask,
+                          const int32_t repeatTime, const int32_t srcRepStride,
+                          bool calIndex = false);
+// GetAccVal: read ACC_VAL (the count-form ReduceSum's result) on the scalar pipe
+template <typename T>
+__aicore__ inline T GetAccVal();
+__aicore__ inline int64_t GetAccVal();
+// GetReduceMaxMinCount: read MAX_MIN_CNT (the last WholeReduceMax/Min's extreme and index)
+template <typename T>
+__aicore__ inline void GetReduceMaxMinCount(T &maxMinValue, T &maxMinIndex);
 // END ascsim-generated: free functions
 
 // ---- cores and tiling --------------------------------------------------------------------------
 __aicore__ int64_t GetBlockIdx();
 __aicore__ int64_t GetBlockNum();
+__aicore__ int64_t GetSubBlockIdx();
+__aicore__ int64_t GetTaskRation();
+__aicore__ int64_t GetTaskRatio();
+
+// ---- workspace and GM initialisation (ascsim: instructions/crosscore.py) -------------------------
+__aicore__ GM_ADDR GetUserWorkspace(GM_ADDR workspace);
+__aicore__ GM_ADDR GetSysWorkSpacePtr();
+__aicore__ void SetSysWorkspace(GM_ADDR workspace);
+template <typename T>
+__aicore__ void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, const uint64_t size,
+                                 const T value);
 
 namespace ascsim_detail {
 // What GET_TILING_DATA yields when no struct is registered: converts to the struct a callee takes.
