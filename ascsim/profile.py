@@ -57,6 +57,17 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                                  "a DMA atomic whose T differs from the copied dtype"),
         "user_ws_offset": ((int,), lambda v: v >= 0 and v % 32 == 0,
                            "bytes of system workspace before GetUserWorkspace's user part"),
+        # the next vector ops (ascendc_more.md 5): UNKNOWN behaviours
+        "gather_repeat_wrap": ((str,), lambda v: v in ("emulate", "none"),
+                               "Gather count form from 256 repeats on: the uint8 repeat count "
+                               "wraps (emulate) or not (none)"),
+        "axpy_fma": ((bool,), None, "Axpy rounds scalar*src + dst once (fused) or twice"),
+        "shift_full": ((str,), lambda v: v == "zero_or_sign",
+                       "ShiftLeft/ShiftRight by the full width: 0, or the sign (signed)"),
+        "shift_round": ((str,), lambda v: v == "add_half_then_shift",
+                        "ShiftRight's roundEn: add 2**(n-1), then shift"),
+        "power_impl": ((str,), lambda v: v == "powf",
+                       "Power: one correctly rounded fp32 powf (the composition is unknown)"),
     },
 }
 
@@ -185,6 +196,11 @@ class HardwareProfile:
     pad_reg_init: int
     atomic_type_mismatch: str
     user_ws_offset: int
+    gather_repeat_wrap: str
+    axpy_fma: bool
+    shift_full: str
+    shift_round: str
+    power_impl: str
     path: str
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     cost: CostParams | None = field(default=None, compare=False, repr=False)

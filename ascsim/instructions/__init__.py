@@ -11,3 +11,11 @@ for _module in (common, vmask, elementwise, cast, cmpsel, datacopy, crosscore):
     for _name in _module.KERNEL_SURFACE:
         globals()[_name] = getattr(_module, _name)
         __all__.append(_name)
+
+# the next vector ops of issue 11, each in its own module
+from . import broadcast, gather, ubcopy  # noqa: E402
+
+for _module in (broadcast, gather, ubcopy,):
+    for _name in _module.KERNEL_SURFACE:
+        globals()[_name] = getattr(_module, _name)
+        __all__.append(_name)

@@ -55,6 +55,7 @@ C_QDEQUE, C_QFREE = int(Dataflow.QUEUE_DEQUE), int(Dataflow.QUEUE_FREE)
 C_GET, C_PUT = int(Dataflow.SCALAR_READ), int(Dataflow.SCALAR_WRITE)
 C_ELEM, C_BITWISE, C_FILL = int(Dataflow.ELEMENTWISE), int(Dataflow.BITWISE), int(Dataflow.FILL)
 C_COMPARE, C_SELECT, C_COPY = int(Dataflow.COMPARE), int(Dataflow.SELECT), int(Dataflow.COPY)
+C_GATHER = int(Dataflow.GATHER)
 # the classes that have their rule below: a new Dataflow member is unhandled until it is listed
 # here with its rule (tests/test_registry.py refuses an entry whose class is not listed)
 HANDLED_DATAFLOW = frozenset({
@@ -62,6 +63,7 @@ HANDLED_DATAFLOW = frozenset({
     Dataflow.QUEUE_ENQUE, Dataflow.QUEUE_DEQUE, Dataflow.QUEUE_FREE, Dataflow.SCALAR_READ,
     Dataflow.SCALAR_WRITE, Dataflow.ELEMENTWISE, Dataflow.BITWISE, Dataflow.FILL,
     Dataflow.COMPARE, Dataflow.SELECT, Dataflow.COPY, Dataflow.STATE})
+HANDLED_DATAFLOW |= {Dataflow.GATHER}
 
 # access pattern codes (encode.py gives each access its operand's)
 PATTERN_CODE = {p: i for i, p in enumerate(AccessPattern)}
@@ -74,6 +76,7 @@ HANDLED_PATTERNS = frozenset({
     AccessPattern.ELEMENTWISE, AccessPattern.BIT_PER_ELEMENT, AccessPattern.LIBRARY_TEMP,
     AccessPattern.COPY_BLOCKS, AccessPattern.ELEMENT, AccessPattern.BUFFER,
     AccessPattern.NONE})
+HANDLED_PATTERNS |= {AccessPattern.DATA_DEPENDENT}  # one range: the whole tensor
 
 # event types
 EV_RAW, EV_WAR, EV_WAW, EV_UNINIT_OUT, EV_UNINIT_SCALAR, EV_GM_UNWRITTEN, EV_USE_FREE = (
@@ -427,6 +430,38 @@ def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
+    """GATHER: which source bytes reach which dst bytes depends on data (Gather's offsets,
+    GatherMask's pattern) or is many-to-one (Brcb), so every written byte becomes uninitialised
+    when any byte the call reads is (conservative), and defined otherwise. A strided
+    element-wise dst (Brcb) is walked DataBlock by DataBlock; other dsts as their range."""
+    tainted = False
+    origin = -1
+    for a in range(aoff[j], aoff[j + 1]):
+        if am[a] == 0 and (af[a] & W_FLAG) == 0:
+            s, e = _ub_clip(ast[a], aen[a], ub)
+            if e > s:
+                t, org = t_read(tsum, tb, torig, s, e, j)
+                if t:
+                    tainted, origin = True, org
+                    break
+    for a in range(aoff[j], aoff[j + 1]):
+        if am[a] != 0 or (af[a] & W_FLAG) == 0:
+            continue
+        if (af[a] & STRIDED_FLAG) != 0 and apat[a] == PAT_ELEMENT:
+            on = _block_mask(P[j, P_MLO], P[j, P_MHI], 32 // dsz[j])
+            for r in range(P[j, P_REPEAT]):
+                for b in range(8):
+                    if (on >> b) & 1:
+                        s = ast[a] + (r * P[j, P_REP] + b * P[j, P_BLK]) * 32
+                        _write_elem(tsum, tb, torig, s, 32, ub, tainted, origin)
+        else:
+            s, e = _ub_clip(ast[a], aen[a], ub)
+            if e > s:
+                _write_elem(tsum, tb, torig, s, e - s, ub, tainted, origin)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _gm_uncovered(gw, gwn, mem, lo, hi):
     """Bytes of [lo, hi) this core has not written, as a bool mask."""
     todo = np.ones(hi - lo, np.bool_)
@@ -565,6 +600,8 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
         _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig)
     elif c == C_SELECT:
         _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb, torig)
+    elif c == C_GATHER:
+        _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
     elif c == C_COPY:
         _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
                     torig, gw, gwn, reported, ev, evn)
