@@ -575,3 +575,28 @@ def test_get_tpipe_ptr_needs_a_tpipe() -> None:
 
     with pytest.raises(QueueStateError, match="the kernel has created no TPipe"):
         run(kernel)
+
+
+def test_constructor_and_reset_run_the_soc_state_hooks() -> None:
+    """InitSocState(): what other modules register in pipe.SOC_STATE_HOOKS runs at TPipe() and
+    at every Reset(), not at Destroy()."""
+    from ascsim import pipe as pipe_module
+    calls = []
+
+    def hook(core):
+        calls.append(len(core.records))
+
+    def kernel():
+        pipe = TPipe()
+        pipe.AllocEventID[HardEvent.V_S]()
+        pipe.Reset()
+        pipe.AllocEventID[HardEvent.V_S]()
+        pipe.Reset()
+        pipe.Destroy()
+
+    pipe_module.SOC_STATE_HOOKS.append(hook)
+    try:
+        run(kernel)
+    finally:
+        pipe_module.SOC_STATE_HOOKS.remove(hook)
+    assert calls == [0, 1, 2]
