@@ -417,3 +417,67 @@ def test_workspace_read_before_any_write_is_reported():
                         sanitize="check", workspace=1)
     hits = [f for f in run.findings if f.check == "read of unwritten workspace"]
     assert [(f.core, f.start, f.end) for f in hits] == [(1, 256, 512)], run.report()
+
+
+# ---- the timeline --------------------------------------------------------------------------------
+
+def skewed_kernel():
+    """Core b does b + 1 rounds of vector work before a SyncAll: the early cores wait."""
+    @kernel_sync("manual")
+    def kernel(x, out):
+        b = GetBlockIdx()
+        pipe = TPipe()
+        t = _buf(pipe).Get[float]()
+        _copy_in(t, _gm(x)[b * N], N)
+        for _ in range(20 * (b + 1)):
+            Muls(t, t, 1.0, N)
+            PipeBarrier[PIPE_V]()
+        SyncAll()
+        _copy_out(_gm(out)[b * N], t, N)
+    return kernel
+
+
+def test_timeline_shows_the_syncall_stall_per_core():
+    from ascsim.timing.cost import K_XSYNC
+    n = 4
+    x = np.ones(n * N, np.float32)
+    run = ascsim.launch(skewed_kernel(), n, x, np.zeros_like(x))
+    tl = run.timeline()
+    spans = []
+    for c in range(n):
+        sl = tl.core_slice(c)
+        (i,) = np.flatnonzero(tl.kind[sl] == K_XSYNC)
+        spans.append((tl.start[sl][i], tl.end[sl][i]))
+    ends = {e for _, e in spans}
+    assert len(ends) == 1  # every core leaves the SyncAll together
+    last_arrival = max(s for s, _ in spans)
+    assert ends.pop() == last_arrival + run.profile.cost.syncall_cycles
+    waits = [e - s for s, e in spans]
+    assert waits == sorted(waits, reverse=True)  # core 0 arrives first and waits longest
+    assert waits[0] > waits[-1] + 1000
+    # everything after the SyncAll starts after it
+    for c in range(n):
+        sl = tl.core_slice(c)
+        (i,) = np.flatnonzero(tl.kind[sl] == K_XSYNC)
+        assert (tl.start[sl][i + 1:] >= spans[c][1]).all()
+
+
+def test_trace_and_picture_show_syncall_and_cross_core_flags(tmp_path):
+    from ascsim.export.chrome_trace import trace_dict, validate_trace
+    n = 3
+    x = np.ones(n * N, np.float32)
+    run = ascsim.launch(skewed_kernel(), n, x, np.zeros_like(x))
+    tl = run.timeline()
+    d = trace_dict(tl)
+    assert validate_trace(d) == []
+    sync = [e for e in d["traceEvents"] if e.get("name") == "SyncAll" and e["ph"] == "X"]
+    assert len(sync) == n and {e["tid"] for e in sync} == {"FLOWCTRL"}
+    assert sync[0]["dur"] > sync[-1]["dur"]
+    assert tl.plot_gantt(tmp_path / "g.png").stat().st_size > 0
+    run = ascsim.launch(flag_barrier_kernel(), n, x, np.zeros_like(x), np.zeros_like(x))
+    d = trace_dict(run.timeline())
+    assert validate_trace(d) == []
+    flows = [e for e in d["traceEvents"] if e.get("cat") == "cross-core"]
+    starts = {e["pid"] for e in flows if e["ph"] == "s"}
+    ends = {e["pid"] for e in flows if e["ph"] == "f"}
+    assert len(flows) == 2 * n * n and len(starts) == n and len(ends) == n
