@@ -156,12 +156,13 @@ def template_dtype(name: str, arg: object) -> DType:
 
 # ---- the setters -----------------------------------------------------------------------------
 
-def _setter(name: str, registers: tuple[str, ...], cpp: str, doc: str):
+def _setter(name: str, registers: tuple[str, ...], cpp: str, doc: str,
+            signatures: tuple[Signature, ...] = (Signature((None,)),)):
     """A mask setter's entry; its operands are the register fields it writes (no memory)."""
     return register(name, family="scalar", pipe=PIPE_S,
                     operands=tuple(Operand(r, AccessPattern.NONE) for r in registers),
                     dataflow=Dataflow.STATE, cost=Cost(CostKind.SCALAR),
-                    signatures=tuple(Signature((t,)) for t in ALL_DTYPES), work=None,
+                    signatures=signatures, work=None,
                     cpp=(CppDecl(cpp),), doc=doc)
 
 
@@ -177,7 +178,8 @@ _SET = _setter("SetVectorMask", ("maskHigh", "maskLow"),
                "const uint64_t maskLow);\n"
                "template <typename T, MaskMode mode = MaskMode::NORMAL>\n"
                "__aicore__ static inline void SetVectorMask(int32_t len);",
-               "vector mask state: write the mask register")
+               "vector mask state: write the mask register (T decides the lanes of a length)",
+               tuple(Signature((t, t)) for t in ALL_DTYPES if t.size in (2, 4)))
 
 
 def _record(core: CoreState, ins, f, dtype: int = 0) -> None:
@@ -289,5 +291,6 @@ def templated(call, make) -> TemplatedCall:
     """`call` as a `TemplatedCall` whose `[T, isSetMask]` variants come from `make`."""
     cls = type(call.__name__, (TemplatedCall,), {
         "__slots__": (), "__call__": staticmethod(call), "__doc__": call.__doc__,
-        "__name__": call.__name__, "__qualname__": call.__name__, "__wrapped__": call})
+        "__name__": call.__name__, "__qualname__": call.__name__,
+        "__wrapped__": staticmethod(call)})
     return cls(make)
