@@ -156,28 +156,28 @@ def template_dtype(name: str, arg: object) -> DType:
 
 # ---- the setters -----------------------------------------------------------------------------
 
-def _setter(name: str, registers: tuple[str, ...], cpp: str, doc: str,
+def _setter(name: str, registers: tuple[str, ...], cpp: tuple[str, ...], doc: str,
             signatures: tuple[Signature, ...] = (Signature((None,)),)):
     """A mask setter's entry; its operands are the register fields it writes (no memory)."""
     return register(name, family="scalar", pipe=PIPE_S,
                     operands=tuple(Operand(r, AccessPattern.NONE) for r in registers),
                     dataflow=Dataflow.STATE, cost=Cost(CostKind.SCALAR),
                     signatures=signatures, work=None,
-                    cpp=(CppDecl(cpp),), doc=doc)
+                    cpp=tuple(CppDecl(c) for c in cpp), doc=doc)
 
 
-_NORM = _setter("SetMaskNorm", ("mode",), "__aicore__ inline void SetMaskNorm();",
+_NORM = _setter("SetMaskNorm", ("mode",), ("__aicore__ inline void SetMaskNorm();",),
                 "vector mask state: Normal mode (the mask register is a lane bit mask)")
-_COUNT = _setter("SetMaskCount", ("mode",), "__aicore__ inline void SetMaskCount();",
+_COUNT = _setter("SetMaskCount", ("mode",), ("__aicore__ inline void SetMaskCount();",),
                  "vector mask state: Counter mode (the mask register is an element count)")
-_RESET = _setter("ResetMask", ("mask",), "__aicore__ inline void ResetMask();",
+_RESET = _setter("ResetMask", ("mask",), ("__aicore__ inline void ResetMask();",),
                  "vector mask state: a full mask (the mode is kept)")
 _SET = _setter("SetVectorMask", ("maskHigh", "maskLow"),
-               "template <typename T, MaskMode mode = MaskMode::NORMAL>\n"
-               "__aicore__ static inline void SetVectorMask(const uint64_t maskHigh, "
-               "const uint64_t maskLow);\n"
-               "template <typename T, MaskMode mode = MaskMode::NORMAL>\n"
-               "__aicore__ static inline void SetVectorMask(int32_t len);",
+               ("template <typename T, MaskMode mode = MaskMode::NORMAL>\n"
+                "__aicore__ static inline void SetVectorMask(const uint64_t maskHigh, "
+                "const uint64_t maskLow);",
+                "template <typename T, MaskMode mode = MaskMode::NORMAL>\n"
+                "__aicore__ static inline void SetVectorMask(int32_t len);"),
                "vector mask state: write the mask register (T decides the lanes of a length)",
                tuple(Signature((t, t)) for t in ALL_DTYPES if t.size in (2, 4)))
 
