@@ -43,7 +43,7 @@ def make_cost(**over: object) -> CostParams:
     base = dict(
         launch_us=0.0, header_cycles=0.0, hbm_gb_per_s=1e9, scalar_issue_cycles=0.0,
         scalar_op_cycles=0.0, scalar_gm_access_cycles=0.0, set_flag_cycles=0.0,
-        wait_flag_cycles=0.0, barrier_cycles=0.0, small_transfer_bytes=1.0,
+        wait_flag_cycles=0.0, barrier_cycles=0.0, syncall_cycles=0.0, small_transfer_bytes=1.0,
         small_transfer_penalty=1.0, gm_align_bytes=32, unaligned_bandwidth_factor=1.0,
         mte2=MteCost(40.0, 64.0, 0.0), mte3=MteCost(20.0, 64.0, 0.0),
         vector_overlap_cycles=0.0,

@@ -176,6 +176,10 @@ class CoreScheduler:
                 self.all_done.wait()
         for t in self.threads:
             t.join()
+        # the run's cores point at this scheduler (core.xcore.sched): let go of them and of the
+        # kernel, so that a finished run is freed by reference counting, not the cyclic GC
+        self.cores, self.run_core, self.threads = [], None, []
+        self.cond = []
         if self.errors:
             raise self.errors[min(self.errors, key=lambda c: self.rank[c])]
 
