@@ -94,8 +94,10 @@ class CoreState:
         self.vmask: tuple[bool, int, int] | None = None
         # Reduction result registers: ACC_VAL (bits of the last accumulating ReduceSum) and
         # MAX_MIN_CNT (value bits, index) of the last WholeReduceMax/Min.
-        self.acc_val = 0
-        self.maxmin_cnt = (0, 0)
+        # None: nothing set them (instructions/reduce.py; maxmin_cnt is (value bits, index,
+        # why it is undefined or ""))
+        self.acc_val: int | None = None
+        self.maxmin_cnt: tuple[int, int, str] | None = None
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"

@@ -53,6 +53,20 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                        "isPad the pad value and else the first element"),
         "pad_reg_init": ((int,), lambda v: 0 <= v < 1 << 64,
                          "the MOV_PAD_VAL register (DataCopyPad's pad value) at kernel start"),
+        # reductions (ascendc_more.md 1; instructions/reduce.py): UNKNOWN behaviours
+        "reduce_masked_lane": ((str,), lambda v: v == "zero",
+                               "how a masked lane enters a reduction's sum tree"),
+        "reduce_nan": ((str,), lambda v: v == "propagate", "NaN lanes in a reduction"),
+        "pair_one_lane": ((str,), lambda v: v == "copy_active",
+                          "PairReduceSum on a pair with one enabled lane"),
+        "acc_reduce_writes_partials": ((bool,), lambda v: v is False,
+                                       "count-form ReduceSum writes per-repeat partials to dst"),
+        "acc_dtype": ((str,), lambda v: v in ("T", "float"),
+                      "precision of the count-form ReduceSum's in-order sum of repeat sums"),
+        "reduce_tmp_clobber": ((bool,), None,
+                               "ReduceMax/Min write their intermediates into sharedTmpBuffer"),
+        "maxmin_spr_index": ((str,), lambda v: v in ("global", "per_repeat"),
+                             "the MAX_MIN_CNT index: r*E + lane, or the lane"),
         "atomic_type_mismatch": ((str,), lambda v: v == "error",
                                  "a DMA atomic whose T differs from the copied dtype"),
         "user_ws_offset": ((int,), lambda v: v >= 0 and v % 32 == 0,
@@ -194,6 +208,13 @@ class HardwareProfile:
     saturation: bool
     dummy_fill: str
     pad_reg_init: int
+    reduce_masked_lane: str
+    reduce_nan: str
+    pair_one_lane: str
+    acc_reduce_writes_partials: bool
+    acc_dtype: str
+    reduce_tmp_clobber: bool
+    maxmin_spr_index: str
     atomic_type_mismatch: str
     user_ws_offset: int
     gather_repeat_wrap: str

@@ -403,6 +403,34 @@ KERNELS: dict[str, Callable[..., None]] = {
     "elementwise": zoo_elementwise, "convert": zoo_convert, "copy": zoo_copy,
     "queue": zoo_queue, "atomic": zoo_atomic}
 KERNELS["next_vector"] = zoo_next_vector  # issue 11's next vector ops
+def zoo_reduce(x: object, y: object, out: object) -> None:
+    """Every reduction form: per repeat (both masks, every ReduceOrder, strides) and level 2
+    (count and mask forms, with and without calIndex)."""
+    k = Kernel(x, y, out)
+    for dt in (f32, half):
+        dst, src, tmp = k.t(DST, dt), k.t(XA, dt), k.t(DST2, dt)
+        for mask in _masks(dt):
+            A.WholeReduceSum(dst, src, mask, 4, 2, 1, 8)
+            for order in A.ReduceOrder:
+                A.WholeReduceMax(dst[64], src, mask, 3, 1, 2, 9, order)
+                A.WholeReduceMin(dst[128], src, mask, 3, 1, 1, 8, order)
+            A.BlockReduceSum(dst[256], src, 3, mask, 1, 1, 8)
+            A.BlockReduceMax(dst[512], src, 2, mask, 2, 2, 16)
+            A.BlockReduceMin(dst[768], src, 2, mask, 1, 1, 8)
+            A.PairReduceSum(dst[1024], src, 3, mask, 1, 1, 8)
+            k.emit()
+        A.RepeatReduceSum(dst, src, 4, 37, 1, 1, 1, 8)
+        A.ReduceSum(dst[16], src, tmp, COUNT)
+        A.ReduceSum(dst[32], src, tmp, _masks(dt)[1], 5, 8)
+        A.ReduceMax(dst[48], src, tmp, COUNT, True)
+        A.ReduceMin(dst[64], src, tmp, COUNT)
+        A.ReduceMax(dst[80], src, tmp, _masks(dt)[0], 4, 8)
+        A.ReduceMin(dst[96], src, tmp, _masks(dt)[1], 4, 4, True)
+        k.emit()
+        k.emit(DST2)
+
+
+KERNELS["reduce"] = zoo_reduce  # issue 11's reductions
 PROFILES = {"default": None, "saturating": ("saturation", "true"),
             "first-element-dummy": ("dummy_fill", '"first_element"')}
 

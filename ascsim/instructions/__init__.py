@@ -19,3 +19,10 @@ for _module in (broadcast, gather, ubcopy,):
     for _name in _module.KERNEL_SURFACE:
         globals()[_name] = getattr(_module, _name)
         __all__.append(_name)
+
+# reductions (issue 11, deliverable 1)
+from . import reduce  # noqa: E402
+
+for _name in reduce.KERNEL_SURFACE:
+    globals()[_name] = getattr(reduce, _name)
+    __all__.append(_name)

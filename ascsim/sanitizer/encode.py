@@ -124,6 +124,11 @@ def encode_core(core: CoreState) -> Encoded:
         full = r[rec.REPEATS] * 256 // max(int(dsz[i]), 1)
         P[i, ps.P_LANES] = r[rec.COUNT] if 0 < r[rec.COUNT] < full else full
         subranges += r[rec.REPEATS] * 8 * int(aoff[i + 1] - aoff[i])
+    for i in np.flatnonzero(cls == ps.C_REDUCE).tolist():
+        # reductions: the nine row params (instructions/reduce.py) and the repeats
+        r = core.records[i]
+        P[i, :7] = rec.params_of(r)[:7]
+        P[i, ps.P_REPEAT] = r[rec.REPEATS]
     return Encoded(order, cls, pipe, cols.count, dsz, par, implicit, aoff, af, am, ast, aen,
                    apat, P, bstart, bend, bque, blive, infos, subranges)
 

@@ -76,6 +76,13 @@ HANDLED_PATTERNS = frozenset({
     AccessPattern.ELEMENTWISE, AccessPattern.BIT_PER_ELEMENT, AccessPattern.LIBRARY_TEMP,
     AccessPattern.COPY_BLOCKS, AccessPattern.ELEMENT, AccessPattern.BUFFER,
     AccessPattern.NONE})
+# reductions (instructions/reduce.py): racecheck walks their accesses as whole ranges
+HANDLED_PATTERNS |= {AccessPattern.REDUCE_SOURCE, AccessPattern.REDUCE_RESULT,
+                     AccessPattern.REDUCE_SCRATCH}
+C_REDUCE = int(Dataflow.REDUCE)
+HANDLED_DATAFLOW |= {Dataflow.REDUCE}
+# P columns: reductions (encode.py; the row params of instructions/reduce.py)
+P_RMLO, P_RMHI, P_RGROUP, P_RSBLK, P_RSREP, P_RDREP, P_ROUT = 0, 1, 2, 3, 4, 5, 6
 HANDLED_PATTERNS |= {AccessPattern.DATA_DEPENDENT}  # one range: the whole tensor
 
 # event types
@@ -462,6 +469,67 @@ def _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _taint_reduce(j, count, dsz, aoff, af, ast, aen, P, ub, tsum, tb, torig):
+    """Reductions: each result <- every enabled source lane of its group (a repeat, a
+    DataBlock, a pair; group 0: every repeat, the level-2 forms, whose sharedTmpBuffer
+    carries the same taint). A group with no enabled lane writes nothing."""
+    a0 = aoff[j]
+    dst, src = a0, a0 + 1
+    size = dsz[j]
+    epb = 32 // size
+    per = 8 * epb
+    lo_mask, hi_mask = P[j, P_RMLO], P[j, P_RMHI]
+    group = P[j, P_RGROUP]
+    whole = group == 0
+    if whole:
+        group = per
+    sblk, srep, drep, out = P[j, P_RSBLK], P[j, P_RSREP], P[j, P_RDREP], P[j, P_ROUT]
+    n = count[j]
+    s0, s1 = _ub_clip(ast[src], aen[src], ub)
+    clean = not t_any(tsum, tb, s0, s1)
+    all_t = False
+    all_o = -1
+    all_on = False
+    for r in range(P[j, P_REPEAT]):
+        lanes = min(per, n - r * per)
+        base = ast[src] + r * srep * 32
+        for g in range(per // group):
+            on_any = False
+            tainted = False
+            origin = -1
+            for k in range(group):
+                jj = g * group + k
+                if jj >= lanes:
+                    break
+                on = ((lo_mask >> jj) & 1) if jj < 64 else ((hi_mask >> (jj - 64)) & 1)
+                if not on:
+                    continue
+                on_any = True
+                if clean or tainted:
+                    continue
+                e = base + (jj // epb) * sblk * 32 + (jj % epb) * size
+                t, org = _elem_taint(tsum, tb, torig, e, size, ub, j)
+                if t:
+                    tainted, origin = True, org
+            if whole:
+                all_on = all_on or on_any
+                if tainted and not all_t:
+                    all_t, all_o = True, origin
+            elif on_any:
+                d = ast[dst] + r * drep + g * out
+                _write_elem(tsum, tb, torig, d, out, ub, tainted, origin)
+    if whole and all_on:
+        _write_elem(tsum, tb, torig, ast[dst], out, ub, all_t, all_o)
+        for a in range(a0 + 2, aoff[j + 1]):
+            if af[a] & W_FLAG and aen[a] > ast[a]:
+                t0, t1 = _ub_clip(ast[a], aen[a], ub)
+                if all_t:
+                    t_mark(tsum, tb, torig, t0, t1, all_o)
+                else:
+                    t_clean(tsum, tb, torig, t0, t1)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _gm_uncovered(gw, gwn, mem, lo, hi):
     """Bytes of [lo, hi) this core has not written, as a bool mask."""
     todo = np.ones(hi - lo, np.bool_)
@@ -602,6 +670,8 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
         _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb, torig)
     elif c == C_GATHER:
         _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
+    elif c == C_REDUCE:
+        _taint_reduce(j, count, dsz, aoff, af, ast, aen, P, ub, tsum, tb, torig)
     elif c == C_COPY:
         _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
                     torig, gw, gwn, reported, ev, evn)

@@ -128,6 +128,11 @@ enum class SELMODE : uint8_t {
     VSEL_TENSOR_TENSOR_MODE = 2,
 };
 
+// the vector mask register: a lane bit mask (NORMAL) or an element count (COUNTER)
+enum class MaskMode : uint8_t { NORMAL = 0, COUNTER = 1 };
+// the mask argument of a level-0 call with isSetMask = false (impl/basic_api/kernel_reg.h)
+constexpr uint64_t MASK_PLACEHOLDER = 0;
+
 // what WholeReduceMax/Min write per repeat (declaration order, ascendc_more.md 1.2)
 enum class ReduceOrder {
     ORDER_VALUE_INDEX = 0,
@@ -377,11 +382,11 @@ __aicore__ inline void SetMaskNorm();
 __aicore__ inline void SetMaskCount();
 // ResetMask: vector mask state: a full mask (the mode is kept)
 __aicore__ inline void ResetMask();
-// SetVectorMask: vector mask state: write the mask register
+// SetVectorMask: vector mask state: write the mask register (T decides the lanes of a length)
 template <typename T, MaskMode mode = MaskMode::NORMAL>
+__aicore__ static inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow);
 template <typename T, MaskMode mode = MaskMode::NORMAL>
-__aicore__ static inline void SetVectorMask(const uint64_t maskHigh,
-                                            const uint64_t maskLow); __aicore__ static inline void SetVectorMask(int32_t len);
+__aicore__ static inline void SetVectorMask(int32_t len);
 // Cast: type conversion with a RoundMode
 template <typename T, typename U>
 __aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
@@ -763,6 +768,18 @@ __aicore__ void DisableDmaAtomic();
 template <typename T>
 __aicore__ void Brcb(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint8_t repeatTime,
                      const BrcbRepeatParams &repeatParams);
+// Axpy: dst = scalar * src + dst (dst is read)
+template <typename T, typename U>
+__aicore__ void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U scalarValue,
+                     const int32_t &count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U scalarValue,
+                     uint64_t mask, const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U scalarValue,
+                     const uint64_t mask[], const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
 // Gather: dst[i] = the element at byte src + srcBaseAddr + srcOffset[i]
 template <typename T>
 __aicore__ void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src,
