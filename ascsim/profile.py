@@ -82,6 +82,15 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                         "ShiftRight's roundEn: add 2**(n-1), then shift"),
         "power_impl": ((str,), lambda v: v == "powf",
                        "Power: one correctly rounded fp32 powf (the composition is unknown)"),
+        # level-0 Cast / Compare / Select (ascendc_more.md 2.3): UNKNOWN layouts
+        "cast_narrow_blkstride": ((str,), lambda v: v == "per_32B_block",
+                                  "Cast level 0: the narrower operand's block stride counts "
+                                  "its own 32-byte blocks"),
+        "cmp_dst_stride": ((str,), lambda v: v == "ignored",
+                           "Compare level 0: the dst strides have no effect (dense bits)"),
+        "sel_mode1_mask_stride": ((str,), lambda v: v == "dense",
+                                  "Select level 0, mode 1: selMask bits E per repeat, "
+                                  "src1RepStride does not move them"),
     },
 }
 
@@ -222,6 +231,9 @@ class HardwareProfile:
     shift_full: str
     shift_round: str
     power_impl: str
+    cast_narrow_blkstride: str
+    cmp_dst_stride: str
+    sel_mode1_mask_stride: str
     path: str
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     cost: CostParams | None = field(default=None, compare=False, repr=False)

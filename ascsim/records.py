@@ -29,7 +29,11 @@ Parameter layouts (by instruction family and form):
     vector repeat form  (mask_lo, mask_hi, blk_0, ..., blk_k, rep_0, ..., rep_k): the 128-bit
                         element mask as two int64 and each operand's block and repeat stride
                         in 32-byte DataBlocks, operands in access order
-    Cast                (source dtype code,)
+    Cast                (source dtype code,); its level-0 form: the source dtype code, then
+                        the vector repeat form's params
+    level-0 Compare,    the vector repeat form's params over the STRIDED operands only
+    CompareScalar,      (Compare's dense dst, Select's temp area and selMask have no strides)
+    Select
     DataCopy and        (block_len, src_pitch, dst_pitch): bytes per block and the byte
     DataCopyPad UB->GM  distance between block starts on each side
     DataCopyPad GM->UB  (block_len, src_pitch, dst_pitch, left, right, padded, is_pad,
@@ -261,10 +265,15 @@ def copy_geometry(rec: tuple) -> tuple[int, int, int, int, int, int, int, int]:
 
 
 def repeat_geometry(rec: tuple) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
-    """(mask_lo, mask_hi, block strides, repeat strides) of a vector repeat-form row."""
+    """(mask_lo, mask_hi, block strides, repeat strides) of a vector repeat-form row: the
+    last 2 + 2k params, k the row's STRIDED accesses (params before them are the form's own:
+    Cast's source dtype)."""
     p = params_of(rec)
-    k = (len(p) - 2) // 2
-    return p[0], p[1], p[2:2 + k], p[2 + k:2 + 2 * k]
+    k = sum(1 for a in accesses_of(rec) if a[0] & STRIDED)
+    lead = len(p) - 2 - 2 * k
+    if lead < 0:
+        lead, k = 0, (len(p) - 2) // 2
+    return p[lead], p[lead + 1], p[lead + 2:lead + 2 + k], p[lead + 2 + k:lead + 2 + 2 * k]
 
 
 # ---- decoded view ------------------------------------------------------------------------------

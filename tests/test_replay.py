@@ -356,6 +356,41 @@ def zoo_atomic(x: object, y: object, out: object) -> None:
     A.DataCopy(k.out[k.off], k.t(XA, uint8_t), 256)  # plain again
 
 
+def zoo_level0_convert(x: object, y: object, out: object) -> None:
+    """The level-0 forms of Cast, Compare, CompareScalar and Select: masks, strides, template
+    arguments, Counter mode."""
+    k = Kernel(x, y, out)
+    u8 = uint8_t
+    for (src, dst), (modes, _, _) in CAST_RULES.items():
+        wide = src if src.size >= dst.size else dst
+        for mode in sorted(modes)[:2]:
+            A.Cast(k.t(DST, dst), k.t(XA, src), mode, _masks(wide)[1], 3,
+                   UnaryRepeatParams(1, 2, 8 * dst.size // wide.size + 1, 16))
+            k.emit(nbytes=2 * EMIT)
+    A.SetMaskCount()
+    A.SetVectorMask[f32](0, 150)
+    A.Cast[half, f32, False](k.t(DST, half), k.t(XA, f32), A.RoundMode.CAST_ODD,
+                             A.MASK_PLACEHOLDER, 1, UnaryRepeatParams(1, 1, 4, 8))
+    A.SetMaskNorm()
+    A.ResetMask()
+    k.emit()
+    for dt, modes in ((f32, list(CMPMODE)), (half, [CMPMODE.GE, CMPMODE.NE]),
+                      (int32_t, [CMPMODE.EQ])):
+        for mode in modes:
+            A.Compare(k.t(MASK, u8), k.t(XA, dt), k.t(XB, dt), mode, 0, 3,
+                      BinaryRepeatParams(1, 1, 0, 8, 8, 4))
+            k.emit(MASK, 256)
+            A.CompareScalar[dt, u8](k.t(MASK, u8), k.t(XA, dt), SCALARS[dt], mode, [1, 0], 2,
+                                    UnaryRepeatParams(1, 2, 8, 16))
+            k.emit(MASK, 256)
+    for dt in (f32, half):
+        for mode in SELMODE:
+            src1 = SCALARS[dt] if mode == SELMODE.VSEL_TENSOR_SCALAR_MODE else k.t(XB, dt)
+            A.Select(k.t(DST, dt), k.t(MASK, u8), k.t(XA, dt), src1, mode, _masks(dt)[0], 3,
+                     BinaryRepeatParams(1, 2, 1, 8, 16, 8))
+            k.emit()
+
+
 def zoo_next_vector(x: object, y: object, out: object) -> None:
     """Copy, Brcb, Gather (both forms), GatherMask (built-in and user patterns): masks,
     strides, Counter mode."""
@@ -403,6 +438,7 @@ KERNELS: dict[str, Callable[..., None]] = {
     "elementwise": zoo_elementwise, "convert": zoo_convert, "copy": zoo_copy,
     "queue": zoo_queue, "atomic": zoo_atomic}
 KERNELS["next_vector"] = zoo_next_vector  # issue 11's next vector ops
+KERNELS["level0_convert"] = zoo_level0_convert  # issue 11's level-0 Cast/Compare/Select
 def zoo_reduce(x: object, y: object, out: object) -> None:
     """Every reduction form: per repeat (both masks, every ReduceOrder, strides) and level 2
     (count and mask forms, with and without calIndex)."""

@@ -442,6 +442,7 @@ class _CastCall(TemplatedCall):
     __slots__ = ()
     __call__ = staticmethod(_cast)
     __doc__ = _cast.__doc__
+    __wrapped__ = staticmethod(_cast)
 
     def __getitem__(self, args: object):
         variant = self._variants.get(args)

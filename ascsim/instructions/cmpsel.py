@@ -830,7 +830,8 @@ def _templated(name: str, call, check):
     call.__name__ = call.__qualname__ = name
     cls = type(name, (TemplatedCall,), {
         "__slots__": (), "__call__": staticmethod(call), "__doc__": call.__doc__,
-        "__getitem__": getitem, "__wrapped__": call})
+        "__name__": name, "__qualname__": name, "__getitem__": getitem,
+        "__wrapped__": staticmethod(call)})
     return cls(None)
 
 

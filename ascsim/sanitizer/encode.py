@@ -27,6 +27,15 @@ for _t in ALL_DTYPES:
 _MAX_OPERANDS = 8
 
 
+def _source_size(row: tuple) -> int:
+    """The element size of a repeat-form row's sources when a param names their dtype (Cast's
+    level-0 form: registry Operand.dtype_param), else 0 (the row's dtype)."""
+    for op in REGISTRY[row[rec.OP]].memory_operands:
+        if op.dtype_param is not None:
+            return int(_DTYPE_SIZE[rec.params_of(row)[op.dtype_param]])
+    return 0
+
+
 def pattern_table() -> np.ndarray:
     """[instruction, memory operand] -> access pattern code (passes.PATTERN_CODE; -1 past
     the last operand)."""
@@ -111,9 +120,15 @@ def encode_core(core: CoreState) -> Encoded:
         P[i, :8] = (blocks, blen, sp, dp, left, right, padded, is_pad)
         subranges += blocks
     repeat_form = strided & (first_pat == ps.PATTERN_CODE[AccessPattern.ELEMENTWISE])
+    # a level-0 form whose first operand is a dense bit mask (Compare) has strided sources
+    elem_strided = ((af & rec.STRIDED) != 0) & (apat == ps.PAT_ELEMENT)
+    dense_first = np.zeros(m, np.bool_)
+    dense_first[cols.acc_row[elem_strided]] = True
+    repeat_form |= dense_first & (first_pat == ps.PAT_BIT)
     for i in np.flatnonzero(repeat_form).tolist():
         r = core.records[i]
         lo, hi, blk, rep = rec.repeat_geometry(r)
+        P[i, ps.P_SSZ] = _source_size(r)
         blk = tuple(blk) + (blk[-1],) * (3 - len(blk))
         rep = tuple(rep) + (rep[-1],) * (3 - len(rep))
         P[i, ps.P_MLO], P[i, ps.P_MHI] = lo, hi

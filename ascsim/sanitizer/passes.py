@@ -76,6 +76,7 @@ HANDLED_PATTERNS = frozenset({
     AccessPattern.ELEMENTWISE, AccessPattern.BIT_PER_ELEMENT, AccessPattern.LIBRARY_TEMP,
     AccessPattern.COPY_BLOCKS, AccessPattern.ELEMENT, AccessPattern.BUFFER,
     AccessPattern.NONE})
+HANDLED_PATTERNS |= {AccessPattern.DATA_DEPENDENT}  # one range: the whole tensor
 # reductions (instructions/reduce.py): racecheck walks their accesses as whole ranges
 HANDLED_PATTERNS |= {AccessPattern.REDUCE_SOURCE, AccessPattern.REDUCE_RESULT,
                      AccessPattern.REDUCE_SCRATCH}
@@ -83,7 +84,6 @@ C_REDUCE = int(Dataflow.REDUCE)
 HANDLED_DATAFLOW |= {Dataflow.REDUCE}
 # P columns: reductions (encode.py; the row params of instructions/reduce.py)
 P_RMLO, P_RMHI, P_RGROUP, P_RSBLK, P_RSREP, P_RDREP, P_ROUT = 0, 1, 2, 3, 4, 5, 6
-HANDLED_PATTERNS |= {AccessPattern.DATA_DEPENDENT}  # one range: the whole tensor
 
 # event types
 EV_RAW, EV_WAR, EV_WAW, EV_UNINIT_OUT, EV_UNINIT_SCALAR, EV_GM_UNWRITTEN, EV_USE_FREE = (
@@ -98,7 +98,10 @@ P_BLOCKS, P_BLEN, P_SPITCH, P_DPITCH, P_LEFT, P_RIGHT, P_PADDED, P_ISPAD = 0, 1,
 # P columns: high-dimension vector forms
 P_MLO, P_MHI, P_BLK, P_REP, P_REPEAT = 0, 1, 2, 5, 8
 P_LANES = 9  # repeat form: the lanes it runs (fewer than repeats x E in Counter mode)
-P_COLS = 10
+# repeat form: the element size of the strided sources when it is not the row dtype's (Cast's
+# level-0 form; 0 otherwise). A repeat has 256 / max(sizes) lanes.
+P_SSZ = 10
+P_COLS = 11
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -214,6 +217,26 @@ def _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, writ
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _strided_rank(j, a, aoff, af, apat):
+    """Access a's position among record j's strided element-wise accesses (its stride slot in
+    P: Compare's dense dst, Select's temp area and mask have none)."""
+    k = 0
+    for x in range(aoff[j], a):
+        if (af[x] & STRIDED_FLAG) != 0 and apat[x] == PAT_ELEMENT:
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _operand_size(j, rank, dsz, P):
+    """(element size, lanes per repeat) of the strided operand of this rank in a repeat-form
+    record: the sources of Cast's level-0 form have their own size (P_SSZ)."""
+    ssz = P[j, P_SSZ] if P[j, P_SSZ] > 0 else dsz[j]
+    per = 256 // max(dsz[j], ssz)
+    return (ssz if rank > 0 else dsz[j]), per
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, starts,
                  state, off, cap, nseg, memsize, ev, evn):
     """Check then update every access of record j: reads, writes, then the updates (so an
@@ -238,23 +261,26 @@ def _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, sta
                                 lo + k * pitch, lo + k * pitch + blen, write, q, K, auto, epoch,
                                 j, ev, evn)
             elif strided and apat[a] == PAT_ELEMENT:
-                o = a - aoff[j]  # operand: 0 = dst, 1.. sources
+                o = _strided_rank(j, a, aoff, af, apat)  # 0 = dst, 1.. sources
                 blk = P[j, P_BLK + min(o, 2)]
                 rep = P[j, P_REP + min(o, 2)]
-                on = _block_mask(P[j, P_MLO], P[j, P_MHI], 32 // dsz[j])
-                lanes, epb = P[j, P_LANES], 32 // dsz[j]
-                if blk == 1 and rep == 8 and on == 0xFF:  # one contiguous range
+                sz, per = _operand_size(j, o, dsz, P)
+                epb = 32 // sz
+                nblk = per // epb  # DataBlocks per repeat: 8, or fewer on Cast's narrow side
+                on = _block_mask(P[j, P_MLO], P[j, P_MHI], epb) & ((1 << nblk) - 1)
+                lanes = P[j, P_LANES]
+                if blk == 1 and rep == nblk and on == (1 << nblk) - 1:  # one contiguous range
                     _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo,
-                                lo + lanes * dsz[j], write, q, K, auto, epoch, j, ev, evn)
+                                lo + lanes * sz, write, q, K, auto, epoch, j, ev, evn)
                     continue
                 for r in range(P[j, P_REPEAT]):
                     rb = lo + r * rep * 32
-                    for b in range(8):  # the DataBlocks with enabled elements
-                        first = (r * 8 + b) * epb  # Counter mode: lanes past the count idle
+                    for b in range(nblk):  # the DataBlocks with enabled elements
+                        first = r * per + b * epb  # Counter mode: lanes past the count idle
                         if (on >> b) & 1 and first < lanes:
                             s = rb + b * blk * 32
                             _race_range(phase, starts, state, off, cap, nseg, memsize, mem, s,
-                                        s + min(32, (lanes - first) * dsz[j]), write, q, K,
+                                        s + min(32, (lanes - first) * sz), write, q, K,
                                         auto, epoch, j, ev, evn)
             else:
                 _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, write,
@@ -309,11 +335,14 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
     nacc = aoff[j + 1] - a0
     size = dsz[j]
     if (af[a0] & STRIDED_FLAG) != 0:
-        # high-dimension form: element jj of repeat r, enabled by the mask
+        # high-dimension form: element jj of repeat r, enabled by the mask (the sources of
+        # Cast's level-0 form have their own element size)
         epb = 32 // size
+        ssz, per = _operand_size(j, 1, dsz, P)
+        sepb = 32 // ssz
         lo_mask, hi_mask = P[j, P_MLO], P[j, P_MHI]
         for r in range(P[j, P_REPEAT]):
-            for jj in range(min(8 * epb, P[j, P_LANES] - r * 8 * epb)):
+            for jj in range(min(per, P[j, P_LANES] - r * per)):
                 on = ((lo_mask >> jj) & 1) if jj < 64 else ((hi_mask >> (jj - 64)) & 1)
                 if not on:
                     continue
@@ -321,9 +350,9 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
                 origin = -1
                 for o in range(1, nacc):
                     oo = min(o, 2)
-                    base = ast[a0 + o] // size + r * P[j, P_REP + oo] * epb
-                    e_ = _elem_offset(jj, epb, P[j, P_BLK + oo], base)
-                    t, org = _elem_taint(tsum, tb, torig, e_ * size, size, ub, j)
+                    base = ast[a0 + o] // ssz + r * P[j, P_REP + oo] * sepb
+                    e_ = _elem_offset(jj, sepb, P[j, P_BLK + oo], base)
+                    t, org = _elem_taint(tsum, tb, torig, e_ * ssz, ssz, ub, j)
                     if t and not tainted:
                         tainted, origin = True, org
                 base = ast[a0] // size + r * P[j, P_REP] * epb
@@ -370,7 +399,7 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig):
+def _taint_compare(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
     a0 = aoff[j]
     d0, d1 = _ub_clip(ast[a0], aen[a0], ub)
     if not _sources_tainted(j, aoff, af, am, ast, aen, 1, ub, tsum, tb):
@@ -378,13 +407,21 @@ def _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig):
         return
     size = dsz[j]
     nbytes = aen[a0] - ast[a0]
+    strided = aoff[j + 1] > a0 + 1 and (af[a0 + 1] & STRIDED_FLAG) != 0
+    epb = 32 // size
+    per = 8 * epb   # level-0 form: repeat r fills dst bits [r*per, (r+1)*per), dense
     for k in range(nbytes):
         val = 0
         origin = -1
         for bit in range(8):
             i = 8 * k + bit
             for o in range(1, aoff[j + 1] - a0):
-                t, org = _elem_taint(tsum, tb, torig, ast[a0 + o] + i * size, size, ub, j)
+                e = ast[a0 + o] + i * size
+                if strided:
+                    r, jj = i // per, i % per
+                    e = size * _elem_offset(jj, epb, P[j, P_BLK + o - 1],
+                                            ast[a0 + o] // size + r * P[j, P_REP + o - 1] * epb)
+                t, org = _elem_taint(tsum, tb, torig, e, size, ub, j)
                 if t:
                     val |= 1 << bit
                     if origin < 0:
@@ -394,32 +431,38 @@ def _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb, torig):
-    """dst element i <- mask bit i and the sources' element i; the library's temp write."""
+def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
+    """dst element i <- mask bit i and the sources' element i; the library's temp write
+    (defined bytes: the scalar in mode 1, selMask's address in mode 2, none in mode 0). The
+    level-0 form (strided dst) writes only the lanes its mask enables."""
     a0 = aoff[j]
     mode = par[j]
     dst = mask = -1
     for a in range(a0, aoff[j + 1]):
         if apat[a] == PAT_TEMP:
-            # the splatted scalar (mode 1) or unknown bytes
             t0, t1 = _ub_clip(ast[a], aen[a], ub)
-            if mode == 1:
-                t_clean(tsum, tb, torig, t0, t1)
-            else:
-                t_mark(tsum, tb, torig, t0, t1, -1)
+            t_clean(tsum, tb, torig, t0, t1)
         elif apat[a] == PAT_BIT:
             mask = a
         elif af[a] & W_FLAG:
             dst = a
+    strided = (af[dst] & STRIDED_FLAG) != 0
     d0, d1 = _ub_clip(ast[dst], aen[dst], ub)
-    if not _sources_tainted(j, aoff, af, am, ast, aen, 0, ub, tsum, tb):
+    if not strided and not _sources_tainted(j, aoff, af, am, ast, aen, 0, ub, tsum, tb):
         t_clean(tsum, tb, torig, d0, d1)
         return
     size = dsz[j]
+    epb = 32 // size
     per_repeat = 256 // size
     m = ast[mask]
+    lo_mask, hi_mask = P[j, P_MLO], P[j, P_MHI]
     for i in range(count[j]):
-        bit = i % per_repeat if mode == 0 else i
+        r, jj = i // per_repeat, i % per_repeat
+        if strided:
+            on = ((lo_mask >> jj) & 1) if jj < 64 else ((hi_mask >> (jj - 64)) & 1)
+            if not on:
+                continue   # the lanes the mask disables keep dst
+        bit = jj if mode == 0 else i
         tainted = False
         origin = -1
         mb = m + bit // 8
@@ -427,13 +470,22 @@ def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb
             v = t_get(tsum, tb, mb)
             if (v >> (bit % 8)) & 1:
                 tainted, origin = True, t_origin(tsum, tb, torig, mb, j)
+        rank = 1
         for a in range(a0, aoff[j + 1]):
             if apat[a] != PAT_ELEMENT or af[a] & W_FLAG:
                 continue
-            t, org = _elem_taint(tsum, tb, torig, ast[a] + i * size, size, ub, j)
+            e = ast[a] + i * size
+            if strided:
+                e = size * _elem_offset(jj, epb, P[j, P_BLK + rank],
+                                        ast[a] // size + r * P[j, P_REP + rank] * epb)
+                rank += 1
+            t, org = _elem_taint(tsum, tb, torig, e, size, ub, j)
             if t and not tainted:
                 tainted, origin = True, org
-        _write_elem(tsum, tb, torig, ast[dst] + i * size, size, ub, tainted, origin)
+        d = ast[dst] + i * size
+        if strided:
+            d = size * _elem_offset(jj, epb, P[j, P_BLK], ast[dst] // size + r * P[j, P_REP] * epb)
+        _write_elem(tsum, tb, torig, d, size, ub, tainted, origin)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -665,9 +717,10 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
     if c == C_ELEM or c == C_BITWISE or c == C_FILL:
         _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig)
     elif c == C_COMPARE:
-        _taint_compare(j, dsz, aoff, af, am, ast, aen, ub, tsum, tb, torig)
+        _taint_compare(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
     elif c == C_SELECT:
-        _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, ub, tsum, tb, torig)
+        _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, P, ub, tsum, tb,
+                      torig)
     elif c == C_GATHER:
         _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
     elif c == C_REDUCE:

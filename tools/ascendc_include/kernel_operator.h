@@ -632,6 +632,31 @@ template <typename T, bool isSetMask = true>
 __aicore__ void LeakyRelu(const LocalTensor<T> &dst, const LocalTensor<T> &src,
                           const ScalarT<T> &scalarValue, const uint64_t mask[],
                           const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// ShiftLeft: dst = src << scalar (0..width; a signed src keeps its sign bit) (element-wise, scalar)
+template <typename T>
+__aicore__ void ShiftLeft(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const ScalarT<T> &scalarValue, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void ShiftLeft(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const ScalarT<T> &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                          const UnaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void ShiftLeft(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                          const ScalarT<T> &scalarValue, const uint64_t mask[],
+                          const uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// ShiftRight: dst = src >> scalar (0..width; arithmetic for signed types) (element-wise, scalar)
+template <typename T>
+__aicore__ void ShiftRight(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                           const ScalarT<T> &scalarValue, const int32_t &count);
+template <typename T, bool isSetMask = true>
+__aicore__ void ShiftRight(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                           const ScalarT<T> &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                           const UnaryRepeatParams &repeatParams, bool roundEn = false);
+template <typename T, bool isSetMask = true>
+__aicore__ void ShiftRight(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                           const ScalarT<T> &scalarValue, const uint64_t mask[],
+                           const uint8_t repeatTime, const UnaryRepeatParams &repeatParams,
+                           bool roundEn = false);
 // Add: dst = src0 + src1 (element-wise, binary)
 template <typename T>
 __aicore__ void Add(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
