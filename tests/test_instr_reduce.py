@@ -679,3 +679,46 @@ def test_reduce_records_use_the_reduce_dataflow() -> None:
         assert ins.work is not None
     assert by_name("GetAccVal").work is None
     _ = (OP, MODE, uint8_t)
+
+
+@pytest.mark.instruction("ReduceSum", "GetAccVal")
+def test_timeline_shows_the_scalar_unit_waiting_for_the_vcadd() -> None:
+    """The library's V->S sync: the scalar-pipe WaitFlag<V_S> ends after the vector work, and
+    the scalar read that follows (GetAccVal) starts after it."""
+    src = np.ones(49152, np.float32)
+    ub, run_ = run(lambda u: (A.ReduceSum(tensor(u, DST, f32, 16), tensor(u, SRC, f32, 49152),
+                                          tensor(u, TMP, f32, 16), 16000),
+                              A.GetAccVal[f32]()), [(SRC, src[:16000])])
+    tl = run_.timeline()
+    rows = [decode(r) for r in run_.cores[0].records]
+    i = next(k for k, r in enumerate(rows) if r.name == "ReduceSum")
+    wait = next(k for k in range(i, len(rows)) if rows[k].name == "WaitFlag"
+                and rows[k].pipe_name == "S")
+    get = next(k for k in range(i, len(rows)) if rows[k].name == "GetAccVal")
+    off = int(tl.off[0])
+    assert tl.end[off + i] - tl.start[off + i] > 100          # 250 repeats of vector work
+    assert tl.end[off + wait] >= tl.end[off + i]
+    assert tl.start[off + get] >= tl.end[off + i]
+    assert ub_array(ub, DST, np.float32, 1)[0] == 16000.0
+
+
+@pytest.mark.instruction("ReduceSum")
+def test_count_form_is_set_mask_false_takes_the_register_count() -> None:
+    src = np.arange(1, 301, dtype=np.float32)
+    out = []
+
+    def body(u):
+        A.SetMaskCount()
+        A.SetVectorMask[f32](0, 70)
+        A.ReduceSum[f32, False](tensor(u, DST, f32, 16), tensor(u, SRC, f32),
+                                tensor(u, TMP, f32, 16), 0)
+        out.append(current_core().vmask)
+        with pytest.raises(ParameterError, match="needs Counter mode"):
+            A.ReduceSum[f32, False](tensor(u, DST, f32, 16), tensor(u, SRC, f32),
+                                    tensor(u, TMP, f32, 16), 70)
+    ub, _ = run(body, [(SRC, src)])
+    want = np.float32(tree(src[:64])) + np.float32(tree(np.concatenate([src[64:70],
+                                                                        np.zeros(58,
+                                                                                 np.float32)])))
+    assert ub_array(ub, DST, np.float32, 1)[0] == want == np.float32(70 * 71 / 2)
+    assert out == [None]                                  # Normal mode, full mask after it
