@@ -464,9 +464,9 @@ def test_select_count_form_resets_the_mask() -> None:
 
 # ---- the sanitizer on the level-0 forms -------------------------------------------------------
 
-def initcheck(body, addr: int, nbytes: int) -> list[str]:
+def initcheck(body, addr: int, nbytes: int, sync: bool = True) -> list[str]:
     """Copy 1 KiB of floats to UB[0, 1024), run `body(ub)`, store UB[addr, addr + nbytes) to
-    GM (syncs in place); the sanitizer's findings."""
+    GM (after a V -> MTE3 sync unless `sync` is false); the sanitizer's findings."""
     x = np.arange(256, dtype=np.float32) - 100
 
     def kernel(xg, og):
@@ -481,8 +481,9 @@ def initcheck(body, addr: int, nbytes: int) -> list[str]:
         A.SetFlag[A.HardEvent.MTE2_V](A.EVENT_ID0)
         A.WaitFlag[A.HardEvent.MTE2_V](A.EVENT_ID0)
         body(ub)
-        A.SetFlag[A.HardEvent.V_MTE3](A.EVENT_ID0)
-        A.WaitFlag[A.HardEvent.V_MTE3](A.EVENT_ID0)
+        if sync:
+            A.SetFlag[A.HardEvent.V_MTE3](A.EVENT_ID0)
+            A.WaitFlag[A.HardEvent.V_MTE3](A.EVENT_ID0)
         A.DataCopy(ot, tensor(ub, addr, uint8_t), nbytes)
 
     run = ascsim.launch(kernel, 1, x, np.zeros(nbytes, np.uint8), sanitize="check",
@@ -542,3 +543,28 @@ def test_sanitizer_select_level0_keeps_disabled_lanes(mask: int, findings: list)
                  mask, 2, BinaryRepeatParams(1, 1, 1, 8, 8, 8))
 
     assert initcheck(body, 4096, 512) == findings
+
+
+@pytest.mark.parametrize(("offset", "race"), [(32, False), (64, True), (256, False)])
+@pytest.mark.instruction("Cast")
+def test_sanitizer_cast_level0_race_walks_the_narrow_blocks(offset: int, race: bool) -> None:
+    """f32 -> half with dstBlkStride 2: the 4 half blocks of the repeat land at 0, 64, 128 and
+    192 bytes (not 8 blocks: 256 is past them); an unsynchronised copy of a gap block does not
+    race, of a written one does."""
+    def body(ub):
+        A.Cast(tensor(ub, 4096, half), tensor(ub, 0, f32), RM.CAST_RINT, 64, 1,
+               UnaryRepeatParams(2, 1, 8, 8))
+
+    assert ("RAW hazard" in initcheck(body, 4096 + offset, 32, sync=False)) == race
+
+
+@pytest.mark.parametrize(("offset", "race"), [(0, True), (32, False)])
+@pytest.mark.instruction("Select")
+def test_sanitizer_select_level0_race_walks_its_strided_dst(offset: int, race: bool) -> None:
+    """Select's dst at block stride 2: the odd blocks are not written."""
+    def body(ub):
+        src = tensor(ub, 0, f32)
+        A.Select(tensor(ub, 4096, f32), tensor(ub, 0, uint8_t), src, 1.0,
+                 SELMODE.VSEL_TENSOR_SCALAR_MODE, 64, 1, BinaryRepeatParams(2, 1, 1, 16, 8, 8))
+
+    assert ("RAW hazard" in initcheck(body, 4096 + offset, 32, sync=False)) == race
