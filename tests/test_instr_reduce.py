@@ -722,3 +722,57 @@ def test_count_form_is_set_mask_false_takes_the_register_count() -> None:
                                                                                  np.float32)])))
     assert ub_array(ub, DST, np.float32, 1)[0] == want == np.float32(70 * 71 / 2)
     assert out == [None]                                  # Normal mode, full mask after it
+
+
+@pytest.mark.instruction("BlockReduceSum", "PairReduceSum")
+@pytest.mark.parametrize("dtype", [f32, half], ids=str)
+def test_block_and_pair_counter_mode(dtype) -> None:
+    """Counter mode: ceil(n/E) repeats, the last one partial; blocks and pairs past the count
+    are not written (all their lanes are off)."""
+    np_t = NP[dtype]
+    per = 256 // dtype.size
+    epb = per // 8
+    n = per + 3 * epb + 1                                 # repeat 1: 3 full blocks + 1 lane
+    src = random_values(np_t, 4096, np.random.default_rng(11))
+
+    def body(u):
+        A.SetMaskCount()
+        A.SetVectorMask[dtype](0, n)
+        A.BlockReduceSum[dtype, False](tensor(u, DST, dtype, 64), tensor(u, SRC, dtype), 1,
+                                       A.MASK_PLACEHOLDER, 1, 1, 8)
+        A.PairReduceSum[dtype, False](tensor(u, DST + 4096, dtype, 256), tensor(u, SRC, dtype),
+                                      1, A.MASK_PLACEHOLDER, 1, 1, 8)
+        A.SetMaskNorm()
+        A.ResetMask()
+    ub, _ = run(body, [(SRC, src), (DST, sentinel(np_t, 64)),
+                       (DST + 4096, sentinel(np_t, 256))])
+    lanes = lambda r: range(min(per, n - r * per))  # noqa: E731
+    want = sentinel(np_t, 64)
+    ref_groups(src, want, "sum", epb, lanes, 2, 1, 8, 8)
+    assert_same_bits(ub_array(ub, DST, np_t, 64), want, "BlockReduceSum")
+    assert (ub_array(ub, DST, np_t, 64)[12:16] == SENT[np_t]).all()
+    want = sentinel(np_t, 256)
+    ref_groups(src, want, "sum", 2, lanes, 2, 1, 8, per // 2, pair=True)
+    assert_same_bits(ub_array(ub, DST + 4096, np_t, 256), want, "PairReduceSum")
+
+
+@pytest.mark.instruction("WholeReduceSum", "ReduceSum")
+@pytest.mark.parametrize("dtype", [f32, half], ids=str)
+def test_mask_zero_is_a_nop_and_specials_in_level2(dtype) -> None:
+    np_t = NP[dtype]
+    src = np.ones(2048, np_t)
+    src[700] = np.inf
+    src[900] = -np.inf                                    # inf + -inf: NaN
+    src[1500] = np.nan                                    # past the count: not read
+
+    def body(u):
+        A.WholeReduceSum(tensor(u, DST, dtype, 16), tensor(u, SRC, dtype), 0, 4, 1, 1, 8)
+        A.WholeReduceSum(tensor(u, DST, dtype, 16), tensor(u, SRC, dtype), [0, 0], 4, 1, 1, 8)
+        A.ReduceSum(tensor(u, DST + 64, dtype, 16), tensor(u, SRC, dtype),
+                    tensor(u, TMP, dtype, 16), 800)
+        A.ReduceSum(tensor(u, DST + 128, dtype, 16), tensor(u, SRC, dtype),
+                    tensor(u, TMP, dtype, 16), 1000)
+    ub, _ = run(body, [(SRC, src), (DST, sentinel(np_t, 128))])
+    assert (ub_array(ub, DST, np_t, 16) == SENT[np_t]).all()
+    assert ub_array(ub, DST + 64, np_t, 1)[0] == np.inf
+    assert np.isnan(ub_array(ub, DST + 128, np_t, 1)[0])

@@ -44,8 +44,18 @@ goes to dst[0]; sharedTmpBuffer is untouched. Mask form: per-repeat sums into tm
 Counter-mode vcadds over them (partials back into tmp[0..]) until one remains in dst[0]; tmp
 must hold ceil(R/B)*B elements, B = 32/sizeof(T). ReduceMax/Min: dst[0] = the extreme, dst[1]
 = its index bits when calIndex (the lowest flat index holding it; mask form
-r*srcRepStride*B + lane); tmp sizes from the [DOC] table. Every level-2 call, like any count
-form, ends in Normal mode with a full mask.
+r*srcRepStride*B + lane; half keeps the low 16 bits, reported above 65535); tmp sizes from the
+[DOC] table. Every level-2 call, like any count form, ends in Normal mode with a full mask.
+MAX_MIN_CNT after ReduceMax/Min holds the extreme and the flat index written to dst[1] (the
+sheet: the hardware's index there is not exact); GetReduceMaxMinCount reports it undefined
+after Counter-mode or non-contiguous WholeReduceMax/Min. GetAccVal needs a count-form
+ReduceSum after the last vcadd that does not accumulate (WholeReduceSum, RepeatReduceSum, the
+mask form): those leave ACC_VAL undefined here (UNKNOWN whether they clobber it).
+
+Not modelled: the overlap rules of the sanitizer (dst/src partial overlap within a repeat) for
+reductions; racecheck walks a reduction's strided operands as their whole byte range. The
+level-2 forms are costed as one vector instruction of R repeats (their internal passes and
+the scalar copy are not timed separately).
 """
 
 from __future__ import annotations
@@ -61,7 +71,8 @@ from ..core import MEM_UB, PIPE_MTE3, PIPE_S, PIPE_V, CoreState, _tls, current_c
 from ..dtypes import DType, half
 from ..dtypes import float as f32
 from ..errors import AlignmentError, OutOfRangeError, ParameterError, SyncError
-from ..faults import fault
+from ..faults import fault, note
+from ..findings import WARNING
 from ..memory import LocalTensor
 from ..records import COUNT, MODE, REPEATS, STRIDED, W, param_fields, start_fields
 from ..registry import (
@@ -914,6 +925,11 @@ def _level2(ins, kind: str, dst, src, tmp, args, f, is_set_mask: bool) -> None:
         ok = _check_operand(core, f, name, "sharedTmpBuffer", tmp, tmp_need)
     if not ok:
         return
+    if cal and dt is half and form == 0 and count > 65536:
+        note(core, ParameterError(
+            f"{name}: count {count} with calIndex on half: an index above 65535 does not fit "
+            "the uint16 bits of dst[1] (only its low 16 bits are kept)"), f, instruction=name,
+            severity=WARNING)
     clobber = kind == "sum" or core.profile.reduce_tmp_clobber
     # sharedTmpBuffer's access is empty when the call leaves it untouched
     t_end = tmp.addr + (tmp_need if clobber else 0)
