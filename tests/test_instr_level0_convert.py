@@ -568,3 +568,27 @@ def test_sanitizer_select_level0_race_walks_its_strided_dst(offset: int, race: b
                  SELMODE.VSEL_TENSOR_SCALAR_MODE, 64, 1, BinaryRepeatParams(2, 1, 1, 16, 8, 8))
 
     assert ("RAW hazard" in initcheck(body, 4096 + offset, 32, sync=False)) == race
+
+
+@pytest.mark.instruction("Select")
+def test_select_level0_partial_overlap_is_reported() -> None:
+    """src0 one block above dst: each repeat's dst and src0 partially overlap (check mode
+    reports it and runs the call, reading each repeat before writing it)."""
+    x = np.arange(512, dtype=np.float32)
+    sel = np.full(64, 0xFF, np.uint8)
+
+    def kernel():
+        pipe = A.TPipe()
+        buf = A.TBuf[A.QuePosition.VECCALC]()
+        pipe.InitBuffer(buf, 65536)
+        ub = buf.Get[uint8_t]()
+        core = current_core()
+        core.ub[0:2048] = x.view(np.uint8)
+        core.ub[4096:4160] = sel
+        A.Select(tensor(ub, 0, f32), tensor(ub, 4096, uint8_t), tensor(ub, 32, f32), 0.0,
+                 SELMODE.VSEL_TENSOR_SCALAR_MODE, 64, 2, BinaryRepeatParams())
+
+    run = ascsim.launch(kernel, 1, sanitize="check")
+    assert "partial address overlap" in {f.check for f in run.findings}
+    got = run.cores[0].ub[0:512].view(np.float32)
+    assert (got == x[8:136]).all()

@@ -80,6 +80,7 @@ from .common import (
     operand_error,
     recover_count,
 )
+from .elementwise import _check_strided_overlap
 from .vmask import (
     TemplatedCall,
     count_form_done,
@@ -792,6 +793,9 @@ def _select_level0(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, sr
                   dt.scalar_bits(src1) if scalar_mode else 0,
                   (rec.signed64(lo), rec.signed64(hi), *blk, *rep), tuple(accesses))
     core.records.append(row)
+    if repeat and core.sanitizer is not None:
+        _check_strided_overlap(core, f, "Select", repeat, dt.size,
+                               tuple(t for _, t in strided), blk, rep, lo, hi)
     _run_row(core, _SELECT, row)   # the temp write happens even for no repeats
 
 
