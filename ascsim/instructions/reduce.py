@@ -87,7 +87,7 @@ from ..registry import (
     register,
 )
 from ..sync import HardEvent, record_set, record_wait, run_on_pipe
-from ..workcall import NO_GM
+from ..workcall import NO_GM, compile_loop
 from .common import MAX_REPEAT_TIMES, as_count, core_of, expand_mask
 from .vmask import (
     count_form_done,
@@ -706,6 +706,9 @@ def _group_call(ins, op: int, kind: int, dst, src, mask, repeat, drep: int, sblk
         _run(core, ins, row)
 
 
+_EXTREME: dict = {}  # (dtype code, op, row length) -> compiled whole_extreme
+
+
 def _set_maxmin(core, dt: DType, op: int, row: tuple, counted: int, sblk: int,
                 srep: int) -> None:
     """MAX_MIN_CNT after a WholeReduceMax/Min: (value bits, index, why it is undefined or
@@ -713,7 +716,12 @@ def _set_maxmin(core, dt: DType, op: int, row: tuple, counted: int, sblk: int,
     if core.stalled & (1 << PIPE_V):
         core.maxmin_cnt = (0, 0, "the vector pipe was stalled when it ran")
         return
-    bits, r, lane = whole_extreme(dt.code, op, core.ub, rec.program_row(row))
+    prow = rec.program_row(row)
+    key = (dt.code, op, len(prow))
+    ep = _EXTREME.get(key)
+    if ep is None:  # one compiled specialisation per (dtype, op, row length)
+        ep = _EXTREME[key] = compile_loop(whole_extreme, (dt.code, op, core.ub, prow), 2)
+    bits, r, lane = ep(dt.code, op, core.ub, prow)
     why = ""
     if counted >= 0:
         why = "the last WholeReduceMax/Min ran in Counter mode"
