@@ -21,14 +21,15 @@ from conftest import BF16, assert_same_bits, custom_profile, is_nan_bits, run_ub
 
 import ascsim.ascendc as A
 from ascsim.ascendc import RoundMode as RM
-from ascsim.dtypes import DType, bfloat16_t, half, int32_t
+from ascsim.dtypes import DType, bfloat16_t, half, int8_t, int16_t, int32_t, uint8_t
 from ascsim.dtypes import float as f32
 from ascsim.errors import AlignmentError, CastRuleError, OutOfRangeError, ParameterError
 
 DST, SRC = 0, 65536
 SENTINEL = 0xA5
 F32, F16, I32 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)
-NP_OF = {f32: F32, half: F16, bfloat16_t: BF16, int32_t: I32}
+NP_OF = {f32: F32, half: F16, bfloat16_t: BF16, int32_t: I32, int8_t: np.dtype(np.int8),
+         uint8_t: np.dtype(np.uint8), int16_t: np.dtype(np.int16)}
 
 DIRECTED = (RM.CAST_RINT, RM.CAST_FLOOR, RM.CAST_CEIL, RM.CAST_ROUND, RM.CAST_TRUNC)
 LEGAL = {
@@ -39,6 +40,9 @@ LEGAL = {
     (f32, f32): DIRECTED,
     (f32, int32_t): DIRECTED,
     (int32_t, f32): (RM.CAST_NONE, *DIRECTED),
+    (int8_t, half): (RM.CAST_NONE,),
+    (uint8_t, half): (RM.CAST_NONE,),
+    (int16_t, f32): (RM.CAST_NONE,),
 }
 
 
@@ -145,6 +149,9 @@ def ref_int_to_float(x: np.ndarray, mode: RM) -> np.ndarray:
 def reference(src_t: DType, dst_t: DType, x: np.ndarray, mode: RM,
               saturate: bool = False) -> np.ndarray:
     """Expected dst bit patterns (unsigned view) of Cast(dst, src, mode)."""
+    if src_t in (int8_t, uint8_t, int16_t):
+        # exact: every 8-bit integer is a half, every 16-bit one a float (numpy converts)
+        return x.astype(NP_OF[dst_t]).view(f"u{NP_OF[dst_t].itemsize}")
     if src_t in (half, bfloat16_t):
         # exact widening (numpy / ml_dtypes); a NaN keeps sign and payload and becomes quiet
         out = x.astype(F32).view(np.uint32)
@@ -184,6 +191,13 @@ def test_reference_self_check() -> None:
     big = np.array([2**24 + 1, 2**24 + 3, -(2**24 + 1)], I32)
     assert list(ref_int_to_float(big, RM.CAST_RINT).view(F32)) == [2**24, 2**24 + 4, -2**24]
     assert list(ref_int_to_float(big, RM.CAST_CEIL).view(F32)) == [2**24 + 2, 2**24 + 4, -2**24]
+    # the exact widenings, as hand-computed bit patterns
+    assert list(reference(int8_t, half, np.array([-128, 127, 0, -1], np.int8), RM.CAST_NONE)) \
+        == [0xD800, 0x57F0, 0x0000, 0xBC00]
+    assert list(reference(uint8_t, half, np.array([255, 1], np.uint8), RM.CAST_NONE)) == [
+        0x5BF8, 0x3C00]
+    assert list(reference(int16_t, f32, np.array([-32768, 32767], np.int16), RM.CAST_NONE)) \
+        == [0xC7000000, 0x46FFFE00]
 
 
 # ---- inputs -----------------------------------------------------------------------------------
@@ -191,6 +205,11 @@ def test_reference_self_check() -> None:
 @cache
 def inputs(src_t: DType) -> np.ndarray:
     rng = np.random.default_rng(99)
+    if src_t in (int8_t, uint8_t):
+        return np.arange(256, dtype=np.uint8).view(NP_OF[src_t])
+    if src_t is int16_t:
+        return np.concatenate([np.arange(-32768, 32768, 7),
+                               [32767, -1, 0, 1, 2049, -2049]]).astype(np.int16)
     if src_t is int32_t:
         special = [0, 1, -1, 2**24, 2**24 + 1, 2**24 + 2, 2**24 + 3, -(2**24 + 1), 2**31 - 1,
                    -2**31, 2**31 - 65, 2**31 - 64, 2**25 + 2, 2**25 + 6, 123456789]

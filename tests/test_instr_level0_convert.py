@@ -23,7 +23,7 @@ import ascsim.ascendc as A
 from ascsim.ascendc import CMPMODE, SELMODE, BinaryRepeatParams, UnaryRepeatParams
 from ascsim.ascendc import RoundMode as RM
 from ascsim.core import current_core
-from ascsim.dtypes import DType, bfloat16_t, half, int32_t, uint8_t
+from ascsim.dtypes import DType, bfloat16_t, half, int8_t, int16_t, int32_t, uint8_t
 from ascsim.dtypes import float as f32
 from ascsim.errors import CastRuleError, OutOfRangeError, ParameterError
 
@@ -100,7 +100,8 @@ def test_cast_level0_every_pair_and_mode_full_mask(case: tuple[DType, DType, RM]
 STRIDED_CASES = [(f32, half, RM.CAST_ODD), (half, f32, RM.CAST_NONE),
                  (f32, int32_t, RM.CAST_ROUND), (int32_t, f32, RM.CAST_FLOOR),
                  (bfloat16_t, f32, RM.CAST_NONE), (f32, bfloat16_t, RM.CAST_TRUNC),
-                 (f32, f32, RM.CAST_CEIL)]
+                 (f32, f32, RM.CAST_CEIL), (int8_t, half, RM.CAST_NONE),
+                 (uint8_t, half, RM.CAST_NONE), (int16_t, f32, RM.CAST_NONE)]
 
 
 @pytest.mark.parametrize("mask", [37, [0x8000_0000_F0F0_1235, 0]], ids=["continuous", "bits"])
@@ -127,6 +128,22 @@ def test_cast_level0_masks_and_strides(case: tuple, mask: object) -> None:
     assert [(a.start, a.end) for a in rec.accesses] == [
         extent(DST, dsz, repeat, per_repeat, blk[0], rep[0]),
         extent(SRC, ssz, repeat, per_repeat, blk[1], rep[1])]
+
+
+@pytest.mark.instruction("Cast")
+def test_cast_level0_8_to_16_bit_uses_both_mask_words() -> None:
+    """int8 -> half: E = 128 lanes, the int8 side in 4 blocks of 32; mask bits 0, 64..71 and
+    127 (the high word), dst block stride 3."""
+    x = np.arange(-128, 128, dtype=np.int16).astype(np.int8)
+    mask = [1, 0x8000_0000_0000_00FF]
+    ub, _ = run_cast_level0(int8_t, half, RM.CAST_NONE, x, lambda d, s: A.Cast(
+        d, s, RM.CAST_NONE, mask, 2, UnaryRepeatParams(3, 1, 24, 4)))
+    want = np.full(65536, SENTINEL, np.uint8)
+    for r in range(2):
+        for j in [0, *range(64, 72), 127]:
+            d = lane_byte(DST, 2, r, j, 3, 24)
+            want[d:d + 2] = np.array([x[r * 128 + j]], np.float16).view(np.uint8)
+    assert (ub[DST:DST + 65536] == want).all()
 
 
 @pytest.mark.parametrize("n", [1, 64, 150])

@@ -4,8 +4,9 @@ an explicit RoundMode.
 
 Which (source, destination, mode) triples A2/A3 accept is the table below (Cast.md); anything
 else raises `CastRuleError` quoting the rule. A pair ascendc_more.md §2.3 lists for A2 but ascsim
-does not convert (int32 -> half through SetDeqScale, the int8/int16/int64 pairs, ...) raises it
-saying so. The conversions themselves are convert.py's bit-exact numba loops; saturation
+does not convert (int32 -> half through SetDeqScale, the rounding int16/int64 pairs, ...) raises
+it saying so; of §2.3's other pairs the exact widenings int8/uint8 -> half and int16 -> float
+are modelled. The conversions themselves are convert.py's bit-exact numba loops; saturation
 follows the hardware profile.
 
 The level-0 form (ascendc_more.md §2.3): a repeat has E = 256 / max(sizeof(T), sizeof(U)) lanes;
@@ -30,6 +31,7 @@ from numba.extending import overload
 
 from .. import convert
 from .. import records as rec
+from ..convert import f32_to_f16_rne
 from ..core import MEM_UB, PIPE_V
 from ..dtypes import (
     DType,
@@ -105,6 +107,20 @@ class RoundMode(IntEnum):
     CAST_ODD = convert.CAST_ODD
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_int_to_f16(dst, doff, src, soff, n, mode, saturate):
+    """dst[doff + i] = half bits of the 8-bit integer src[soff + i] (exact)."""
+    for i in range(n):
+        dst[doff + i] = f32_to_f16_rne(np.float32(src[soff + i]))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_int_to_f32(dst, doff, src, soff, n, mode, saturate):
+    """dst[doff + i] = the 16-bit integer src[soff + i] as float32 (exact)."""
+    for i in range(n):
+        dst[doff + i] = np.float32(src[soff + i])
+
+
 _R = RoundMode
 _DIRECTED = frozenset({_R.CAST_RINT, _R.CAST_FLOOR, _R.CAST_CEIL, _R.CAST_ROUND, _R.CAST_TRUNC})
 
@@ -130,6 +146,13 @@ CAST_RULES: dict[tuple[DType, DType], tuple[frozenset[RoundMode], object, str]] 
     (int32_t, float): (_DIRECTED | {_R.CAST_NONE}, convert.cast_i32_to_f32,
                        "int32_t -> float takes CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, "
                        "CAST_CEIL, CAST_ROUND or CAST_TRUNC [assumed]"),
+    # exact widenings of ascendc_more.md §2.3 (CAST_NONE only)
+    (int8_t, half): (frozenset({_R.CAST_NONE}), _cast_int_to_f16,
+                     "int8_t -> half is exact and takes only CAST_NONE"),
+    (uint8_t, half): (frozenset({_R.CAST_NONE}), _cast_int_to_f16,
+                      "uint8_t -> half is exact and takes only CAST_NONE"),
+    (int16_t, float): (frozenset({_R.CAST_NONE}), _cast_int_to_f32,
+                       "int16_t -> float is exact and takes only CAST_NONE"),
 }
 
 # Pairs ascendc_more.md §2.3 lists for A2 that ascsim does not convert (yet): an error that says
@@ -138,9 +161,8 @@ A2_UNMODELLED: dict[tuple[DType, DType], str] = {
     (int32_t, half): "int32_t -> half is vconv_deq: (float)x * the SetDeqScale(half) scale, "
                      "rounded to half; ascsim does not model SetDeqScale",
     **{pair: f"{pair[0]} -> {pair[1]} is an A2 conversion ascsim does not model yet"
-       for pair in ((int8_t, half), (uint8_t, half), (int16_t, half), (int16_t, float),
-                    (half, int8_t), (half, uint8_t), (half, int16_t), (half, int32_t),
-                    (bfloat16_t, int32_t), (int32_t, int16_t), (int32_t, int64_t),
+       for pair in ((int16_t, half), (half, int8_t), (half, uint8_t), (half, int16_t),
+                    (half, int32_t), (bfloat16_t, int32_t), (int32_t, int16_t), (int32_t, int64_t),
                     (float, int16_t), (float, int64_t), (int64_t, int32_t), (int64_t, float))},
 }
 _LOOPS = {(s.code, d.code): loop for (s, d), (_, loop, _) in CAST_RULES.items()}
