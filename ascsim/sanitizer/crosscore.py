@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import RaceError
+from ..errors import AscsimError, RaceError
 from ..findings import WARNING, Finding
 from ..instructions.crosscore import cross_core_role, cross_wait_partner, is_atomic_store
 from ..records import OP, accesses_of, position_of
@@ -127,7 +127,10 @@ def order_findings(run: Run, rerun: Callable[[], list[Any]]) -> list[Finding]:
               for i, r in enumerate(core.records) if is_atomic_store(r)]
     if not stores:
         return []
-    other = rerun()
+    try:
+        other = rerun()
+    except AscsimError:
+        return []  # the kernel faults (check mode went on past it): nothing to compare
     out: list[Finding] = []
     for k, buf in enumerate(run.gm):
         if buf is None or other[k] is None or k >= len(other):
