@@ -61,14 +61,15 @@ def test_an_ill_formed_kernel_fails(tmp_path):
 
 def _enum_checks() -> list[str]:
     """static_asserts that the header's enum values are ascsim's."""
-    from ascsim.instructions import CMPMODE, SELMODE, RoundMode
+    from ascsim.instructions import CMPMODE, SELMODE, ReduceOrder, RoundMode
     from ascsim.pipe import QuePosition
     from ascsim.sync import HardEvent
 
     lines = []
     for enum, cpp in ((HardEvent, "AscendC::HardEvent"), (RoundMode, "AscendC::RoundMode"),
                       (CMPMODE, "AscendC::CMPMODE"), (SELMODE, "AscendC::SELMODE"),
-                      (QuePosition, "AscendC::TPosition")):
+                      (QuePosition, "AscendC::TPosition"),
+                      (ReduceOrder, "AscendC::ReduceOrder")):
         for member in enum:
             lines.append(f"static_assert(static_cast<int>({cpp}::{member.name}) == "
                          f"{int(member)}, \"{cpp}::{member.name}\");")
