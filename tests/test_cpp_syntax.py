@@ -53,10 +53,10 @@ def test_an_ill_formed_kernel_fails(tmp_path):
     bad = tmp_path / "bad.cpp"
     bad.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
                    "void F(LocalTensor<float> a, LocalTensor<half> b) {\n"
-                   "    Add(a, b, a, 64);\n    Axpy(a, a, 2.0f, 64);\n}\n")
+                   "    Add(a, b, a, 64);\n    VectorPadding(a, a, 2.0f, 64);\n}\n")
     proc = _compile(bad, tmp_path)
     assert proc.returncode != 0
-    assert "Add" in proc.stderr and "Axpy" in proc.stderr
+    assert "Add" in proc.stderr and "VectorPadding" in proc.stderr
 
 
 def _enum_checks() -> list[str]:

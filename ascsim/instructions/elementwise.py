@@ -192,11 +192,55 @@ def _leaky_relu(x, alpha):
     return x if x >= 0 else x * alpha
 
 
+def _int_width(x):  # a stub given meaning by the overload below
+    pass
+
+
+@overload(_int_width, jit_options=JIT)
+def _ov_int_width(x):
+    if isinstance(x, types.Integer):
+        w, signed = x.bitwidth, x.signed
+        return lambda x: (w, signed)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _shift_left(x, n):
+    """x << n in x's width; a signed x keeps its sign bit (the doc: int16 0xAAAA << 1 =
+    0xD554). n is in [0, width]: by the width, 0 (or the sign bit alone), profile option
+    shift_full = zero_or_sign."""
+    w, signed = _int_width(x)
+    v = np.int64(x) << np.int64(n)
+    if signed:
+        top = np.int64(1) << (w - 1)
+        return (v & (top - 1)) | (np.int64(x) & top)
+    return v & ((np.int64(1) << w) - 1)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _shift_right(x, n):
+    """x >> n: arithmetic for signed x, logical for unsigned; by the width, 0 or all sign bits
+    (shift_full = zero_or_sign)."""
+    return np.int64(x) >> np.int64(n)
+
+
+def _shift_check(dtype: DType, value: object) -> str | None:
+    """The shift amount a ShiftLeft/ShiftRight accepts: [0, width of T]."""
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        return f"the shift must be an integer, got {value!r}"
+    width = 8 * dtype.size
+    if not 0 <= n <= width:
+        return f"shift {n} is out of range [0, {width}] for {dtype}"
+    return None
+
+
 # ---- the instruction table -------------------------------------------------------------------
 
 ARITH = (half, float, int16_t, int32_t)
 FLOAT_ONLY = (half, float)
 LOGIC = (int16_t, uint16_t)
+SHIFT = (int16_t, uint16_t, int32_t, uint32_t)
 E, B = Dataflow.ELEMENTWISE, Dataflow.BITWISE
 
 
@@ -208,6 +252,8 @@ class Op:
     dtypes: tuple[DType, ...]
     dataflow: Dataflow
     doc: str
+    check: object = None  # (dtype, scalar) -> why the scalar is refused, or None
+    level0_flag: str = ""  # a trailing bool of the level-0 form that ascsim models as false
 
 
 OPS: tuple[Op, ...] = (
@@ -226,6 +272,10 @@ OPS: tuple[Op, ...] = (
     Op("Mins", "scalar", _min, ARITH, E, "dst = min(src, scalar), NaN if either is"),
     Op("LeakyRelu", "scalar", _leaky_relu, FLOAT_ONLY, E,
        "dst = src if src >= 0 else src * scalar (alpha)"),
+    Op("ShiftLeft", "scalar", _shift_left, SHIFT, E,
+       "dst = src << scalar (0..width; a signed src keeps its sign bit)", _shift_check),
+    Op("ShiftRight", "scalar", _shift_right, SHIFT, E,
+       "dst = src >> scalar (0..width; arithmetic for signed types)", _shift_check, "roundEn"),
     Op("Add", "binary", _add, ARITH, E, "dst = src0 + src1"),
     Op("Sub", "binary", _sub, ARITH, E, "dst = src0 - src1"),
     Op("Mul", "binary", _mul, ARITH, E, "dst = src0 * src1"),
@@ -462,18 +512,20 @@ _CPP_TENSORS = {
 }
 
 
-def _cpp(name: str, form: str) -> tuple[CppDecl, ...]:
-    """The count form and the two mask forms (continuous and bit mask) of a vector call."""
+def _cpp(name: str, form: str, flag: str = "") -> tuple[CppDecl, ...]:
+    """The count form and the two mask forms (continuous and bit mask) of a vector call (with
+    a trailing `bool flag = false` in the mask forms when given)."""
     tensors, params = _CPP_TENSORS[form]
+    extra = f", bool {flag} = false" if flag else ""
     return (
         CppDecl(f"template <typename T>\n__aicore__ void {name}({tensors}, "
                 "const int32_t &count);"),
         CppDecl(f"template <typename T, bool isSetMask = true>\n__aicore__ void {name}("
                 f"{tensors}, uint64_t mask, const uint8_t repeatTime, "
-                f"const {params} &repeatParams);"),
+                f"const {params} &repeatParams{extra});"),
         CppDecl(f"template <typename T, bool isSetMask = true>\n__aicore__ void {name}("
                 f"{tensors}, const uint64_t mask[], const uint8_t repeatTime, "
-                f"const {params} &repeatParams);"),
+                f"const {params} &repeatParams{extra});"),
     )
 
 
@@ -491,7 +543,7 @@ def _register(op: Op, index: int) -> Instruction:
         dataflow=op.dataflow, cost=Cost(CostKind.VECTOR, op.name),
         signatures=tuple(Signature((t,) * width) for t in op.dtypes),
         work=Work({"count": count, "repeat": repeat}, partial(_bind, index)),
-        cpp=_cpp(op.name, op.form),
+        cpp=_cpp(op.name, op.form, op.level0_flag),
         doc=f"{op.doc} (element-wise, {op.form})")
 
 
@@ -513,9 +565,11 @@ def _run_row(core, ep, literals: tuple[int, int, int], row: tuple) -> None:
 _LOOPS = {"unary": unary_loop, "scalar": scalar_loop, "binary": binary_loop}
 
 
-def _front_end(ins: Instruction, form: str, lit: int):
+def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
     """The kernel-facing function of one table line (both call forms); `lit` is the op's index
     in its form's table (the loops' first literal)."""
+    check = op.check if op is not None else None
+    level0_flag = op.level0_flag if op is not None else ""
     name, iid, work = ins.name, ins.id, ins.work
     allowed = ins.dtypes
     loop = _LOOPS[form]
@@ -599,6 +653,9 @@ def _front_end(ins: Instruction, form: str, lit: int):
                 if count is None:
                     return
                 nb = count * dt.size
+            if check is not None and (why := check(dt, rest[0])) is not None:
+                return fault(core_of(dst, src), ParameterError(f"{name}: {why}"), f,
+                             instruction=name)
             core = dst.core
             if core.vmask is not None:
                 core.vmask = None  # the count form ends in Normal mode with a full mask
@@ -622,6 +679,12 @@ def _front_end(ins: Instruction, form: str, lit: int):
 
     def repeat_form(dst, srcs, value, rest, f, is_set_mask=True):
         core = core_of(dst, *srcs)
+        if level0_flag and len(rest) == 4:
+            if rest[3]:
+                return fault(core, ParameterError(
+                    f"{name}: {level0_flag}=true is not modelled by ascsim (only false)"), f,
+                    instruction=name)
+            rest = rest[:3]
         if len(rest) != 3:
             return fault(core, ParameterError(
                 f"{name}: expected (..., count) or (..., mask, repeatTime, repeatParams), got "
@@ -630,6 +693,8 @@ def _front_end(ins: Instruction, form: str, lit: int):
         dt = dst.dtype
         if dt not in allowed or any(s.dtype is not dt for s in srcs):
             return fault(core, _dtype_error(name, allowed, dst, *srcs), f, instruction=name)
+        if check is not None and (why := check(dt, value)) is not None:
+            return fault(core, ParameterError(f"{name}: {why}"), f, instruction=name)
         repeat = as_count(repeat, "repeatTime")
         if not 0 <= repeat <= MAX_REPEAT_TIMES:
             return fault(core, ParameterError(f"{name}: repeatTime {repeat} is out of range "
@@ -690,7 +755,7 @@ def _front_end(ins: Instruction, form: str, lit: int):
                 return fault(core, _dtype_error(name, frozenset((dtype,)), dst), f,
                              instruction=name)
             rest = args[n_lead:]
-            if len(rest) == 3 and not is_set_mask:
+            if (len(rest) == 3 or level0_flag and len(rest) == 4) and not is_set_mask:
                 return repeat_form(dst, args[:n_src], args[n_src] if has_scalar else 0, rest,
                                    f, is_set_mask=False)
             if len(rest) == 1 and not is_set_mask:
@@ -763,7 +828,7 @@ _index_in_form: dict[str, int] = {}
 for _op in OPS:
     _i = _index_in_form.get(_op.form, 0)
     _index_in_form[_op.form] = _i + 1
-    globals()[_op.name] = _front_end(_register(_op, _i), _op.form, _i)
+    globals()[_op.name] = _front_end(_register(_op, _i), _op.form, _i, _op)
 __all__ = [op.name for op in OPS] + ["Duplicate", "OPS"]
 KERNEL_SURFACE = (*(op.name for op in OPS), "Duplicate")
 

@@ -399,105 +399,6 @@ template <typename T, typename U, bool isSetMask = true>
 __aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
                      const RoundMode &roundMode, const uint64_t mask[], const uint8_t repeatTime,
                      const UnaryRepeatParams &repeatParams);
-// Compare: element-wise comparison of two tensors into a bit mask
-template <typename T, typename U>
-__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                        const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                        const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask,
-                        uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                        const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask[],
-                        uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
-// CompareScalar: element-wise comparison with a scalar into a bit mask (also spelled Compares)
-template <typename T, typename U>
-__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
-template <typename T, typename U>
-__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
-                              uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
-                              uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
-                         uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
-                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
-                         uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
-// Select: per-element choice between two sources (or a source and a scalar) by a bit mask
-template <typename T, typename U>
-__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
-                       uint32_t count);
-template <typename T, typename U>
-__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                       const LocalTensor<T> &src0, ScalarT<T> src1, SELMODE selMode,
-                       uint32_t count);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
-                       const uint64_t mask, uint8_t repeatTime,
-                       const BinaryRepeatParams &repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
-                       const uint64_t mask[], uint8_t repeatTime,
-                       const BinaryRepeatParams &repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                       const LocalTensor<T> &src0, T src1, SELMODE selMode, const uint64_t mask,
-                       uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
-                       const LocalTensor<T> &src0, T src1, SELMODE selMode, const uint64_t mask[],
-                       uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
-// DataCopy: contiguous or block-strided copy GM->UB (MTE2), UB->GM (MTE3), UB->UB (V)
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                         const uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                         const uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
-                         const uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                         const DataCopyParams &repeatParams);
-template <typename T>
-__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                         const DataCopyParams &repeatParams);
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
-                         const DataCopyParams &repeatParams);
-// DataCopyPad: copy with byte-granular blocks and padding, GM->UB (MTE2) or UB->GM (MTE3)
-template <typename T>
-__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                            const DataCopyExtParams &dataCopyParams,
-                            const DataCopyPadExtParams<T> &padParams);
-template <typename T>
-__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                            const DataCopyExtParams &dataCopyParams);
-template <typename T>
-__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                            const DataCopyParams &dataCopyParams,
-                            const DataCopyPadParams &padParams);
-template <typename T>
-__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                            const DataCopyParams &dataCopyParams);
-// SetPadValue: write MOV_PAD_VAL, the pad value DataCopyPad GM->UB uses without isPad
-template <typename T, TPosition pos = TPosition::MAX>
-__aicore__ void SetPadValue(T paddingValue);
 // Exp: dst = e ** src (element-wise, unary)
 template <typename T>
 __aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
@@ -765,6 +666,105 @@ template <typename T, bool isSetMask = true>
 __aicore__ void Duplicate(const LocalTensor<T> &dst, const ScalarT<T> &scalarValue,
                           const uint64_t mask[], const uint8_t repeatTime,
                           const uint16_t dstBlockStride, const uint8_t dstRepeatStride);
+// Compare: element-wise comparison of two tensors into a bit mask
+template <typename T, typename U>
+__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                        const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                        const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask,
+                        uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                        const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask[],
+                        uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
+// CompareScalar: element-wise comparison with a scalar into a bit mask (also spelled Compares)
+template <typename T, typename U>
+__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U>
+__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
+                              uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                              const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
+                              uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
+                         uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                         const ScalarT<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
+                         uint8_t repeatTime, const UnaryRepeatParams &repeatParams);
+// Select: per-element choice between two sources (or a source and a scalar) by a bit mask
+template <typename T, typename U>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
+                       uint32_t count);
+template <typename T, typename U>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, ScalarT<T> src1, SELMODE selMode,
+                       uint32_t count);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
+                       const uint64_t mask, uint8_t repeatTime,
+                       const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, const LocalTensor<T> &src1, SELMODE selMode,
+                       const uint64_t mask[], uint8_t repeatTime,
+                       const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, T src1, SELMODE selMode, const uint64_t mask,
+                       uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, T src1, SELMODE selMode, const uint64_t mask[],
+                       uint8_t repeatTime, const BinaryRepeatParams &repeatParams);
+// DataCopy: contiguous or block-strided copy GM->UB (MTE2), UB->GM (MTE3), UB->UB (V)
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                         const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                         const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                         const uint32_t count);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                         const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                         const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                         const DataCopyParams &repeatParams);
+// DataCopyPad: copy with byte-granular blocks and padding, GM->UB (MTE2) or UB->GM (MTE3)
+template <typename T>
+__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                            const DataCopyExtParams &dataCopyParams,
+                            const DataCopyPadExtParams<T> &padParams);
+template <typename T>
+__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                            const DataCopyExtParams &dataCopyParams);
+template <typename T>
+__aicore__ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
+                            const DataCopyParams &dataCopyParams,
+                            const DataCopyPadParams &padParams);
+template <typename T>
+__aicore__ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
+                            const DataCopyParams &dataCopyParams);
+// SetPadValue: write MOV_PAD_VAL, the pad value DataCopyPad GM->UB uses without isPad
+template <typename T, TPosition pos = TPosition::MAX>
+__aicore__ void SetPadValue(T paddingValue);
 // SyncAll: barrier over every AIV core of the launch (hard; or soft, through GM counters)
 template <bool isAIVOnly = true>
 __aicore__ void SyncAll();
