@@ -66,8 +66,6 @@ class AccessPattern(Enum):
     ELEMENT = "one element"
     BUFFER = "the queue buffer the call hands over (no byte is read or written)"
     NONE = "no memory: a scalar operand"
-    DATA_DEPENDENT = ("bytes the call picks by data it reads (Gather's byte offsets): the whole "
-                      "range of the tensor counts as read")
     REDUCE_SOURCE = ("repeats of 8 DataBlocks at block and repeat strides whose enabled lanes "
                      "feed a reduction: each group of lanes (a repeat, a DataBlock, a pair, or "
                      "every repeat in level 2) gives one result")
@@ -97,8 +95,6 @@ class Dataflow(IntEnum):
     SELECT = 14        # dst element i <- selMask bit i and source elements i; temp written
     COPY = 15          # bytes as moved; pads and dummy bytes uninitialised unless padded
     STATE = 16         # sets a core register (mask, mode, ...): no memory, nothing to track
-    GATHER = 30        # dst bytes <- source bytes by a data-dependent or many-to-one map
-    #                    (Gather, GatherMask, Brcb): dst uninitialised where any source is
     REDUCE = 20        # each result <- every enabled source lane of its group (reductions)
     GATHER = 30        # dst bytes <- source bytes by a data-dependent or many-to-one map
     #                    (Gather, GatherMask, Brcb): dst uninitialised where any source is

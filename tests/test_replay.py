@@ -421,37 +421,6 @@ def zoo_next_vector(x: object, y: object, out: object) -> None:
     A.GatherMask(k.t(DST, half), k.t(XA, half), k.t(XB, u16), True, 100,
                  A.GatherMaskParams(2, 3, 16, 1), cnt)
     k.emit()
-
-
-def zoo_next_vector(x: object, y: object, out: object) -> None:
-    """Copy, Brcb, Gather (both forms), GatherMask (built-in and user patterns): masks,
-    strides, Counter mode."""
-    k = Kernel(x, y, out)
-    for dt in (f32, half):
-        A.Copy(k.t(DST, dt), k.t(XA, dt), _masks(dt)[1], 3, A.CopyRepeatParams(1, 2, 8, 16))
-        k.emit()
-        A.Brcb(k.t(DST, dt), k.t(XA, dt), 5, A.BrcbRepeatParams(2, 16))
-        k.emit()
-    A.SetMaskCount()
-    A.SetVectorMask[half, A.MaskMode.COUNTER](0, 77)
-    A.Copy[half, False](k.t(DST, half), k.t(XB, half), A.MASK_PLACEHOLDER, 2,
-                        A.CopyRepeatParams())
-    A.SetMaskNorm()
-    k.emit()
-    # byte offsets in [0, 8192), 4-byte aligned: x's bits & 0x1FFC
-    u16, u32 = A.uint16_t, A.uint32_t
-    A.Duplicate(k.t(DST2, u32), 0x1FFC, 2048)
-    A.And(k.t(MASK, u16), k.t(XA, u16), k.t(DST2, u16), 2048)
-    A.Gather(k.t(DST, f32), k.t(XB, f32), k.t(MASK, u32), 0, 500)
-    k.emit()
-    A.Gather(k.t(DST, half), k.t(XB, half), k.t(MASK, u32), 0, _masks(half)[1], 2, 10)
-    k.emit()
-    A.GatherMask(k.t(DST, f32), k.t(XA, f32), 3, False, 0, A.GatherMaskParams(1, 4, 8, 0), None)
-    k.emit()
-    cnt = [0]
-    A.GatherMask(k.t(DST, half), k.t(XA, half), k.t(XB, u16), True, 100,
-                 A.GatherMaskParams(2, 3, 16, 1), cnt)
-    k.emit()
     for dt, st in ((f32, f32), (half, half), (f32, half)):
         A.Axpy(k.t(DST, dt), k.t(XA, st), SCALARS[st], COUNT)
         k.emit()
@@ -506,7 +475,6 @@ def zoo_reduce(x: object, y: object, out: object) -> None:
 
 
 KERNELS["reduce"] = zoo_reduce  # issue 11's reductions
-KERNELS["next_vector"] = zoo_next_vector  # issue 11's next vector ops
 PROFILES = {"default": None, "saturating": ("saturation", "true"),
             "first-element-dummy": ("dummy_fill", '"first_element"')}
 

@@ -582,38 +582,6 @@ def _taint_reduce(j, count, dsz, aoff, af, ast, aen, P, ub, tsum, tb, torig):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
-    """GATHER: which source bytes reach which dst bytes depends on data (Gather's offsets,
-    GatherMask's pattern) or is many-to-one (Brcb), so every written byte becomes uninitialised
-    when any byte the call reads is (conservative), and defined otherwise. A strided
-    element-wise dst (Brcb) is walked DataBlock by DataBlock; other dsts as their range."""
-    tainted = False
-    origin = -1
-    for a in range(aoff[j], aoff[j + 1]):
-        if am[a] == 0 and (af[a] & W_FLAG) == 0:
-            s, e = _ub_clip(ast[a], aen[a], ub)
-            if e > s:
-                t, org = t_read(tsum, tb, torig, s, e, j)
-                if t:
-                    tainted, origin = True, org
-                    break
-    for a in range(aoff[j], aoff[j + 1]):
-        if am[a] != 0 or (af[a] & W_FLAG) == 0:
-            continue
-        if (af[a] & STRIDED_FLAG) != 0 and apat[a] == PAT_ELEMENT:
-            on = _block_mask(P[j, P_MLO], P[j, P_MHI], 32 // dsz[j])
-            for r in range(P[j, P_REPEAT]):
-                for b in range(8):
-                    if (on >> b) & 1:
-                        s = ast[a] + (r * P[j, P_REP] + b * P[j, P_BLK]) * 32
-                        _write_elem(tsum, tb, torig, s, 32, ub, tainted, origin)
-        else:
-            s, e = _ub_clip(ast[a], aen[a], ub)
-            if e > s:
-                _write_elem(tsum, tb, torig, s, e - s, ub, tainted, origin)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def _gm_uncovered(gw, gwn, mem, lo, hi):
     """Bytes of [lo, hi) this core has not written, as a bool mask."""
     todo = np.ones(hi - lo, np.bool_)
@@ -757,8 +725,6 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
         _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
     elif c == C_REDUCE:
         _taint_reduce(j, count, dsz, aoff, af, ast, aen, P, ub, tsum, tb, torig)
-    elif c == C_GATHER:
-        _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
     elif c == C_COPY:
         _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
                     torig, gw, gwn, reported, ev, evn)
