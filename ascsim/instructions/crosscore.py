@@ -151,6 +151,7 @@ class CoreScheduler:
         self.deadlocked = [False] * n
         self.running = 0
         self.ndone = 0
+        self.lo = 0  # order[:lo] are DONE
         self.cancel = False
         self.errors: dict[int, BaseException] = {}
         self.threads: list[threading.Thread] = []
@@ -218,8 +219,13 @@ class CoreScheduler:
         """Hand free batons to runnable cores, lowest in the order first (lock held). Returns
         a core that has not started for the calling thread to run (when `reuse`)."""
         take = None
+        order, state = self.order, self.state
+        lo = self.lo
+        while lo < self.n and state[order[lo]] == DONE:
+            lo += 1  # the finished prefix of the order is never looked at again
+        self.lo = lo
         while self.running < self.slots:
-            c = next((c for c in self.order if self._runnable(c)), None)
+            c = next((order[i] for i in range(lo, self.n) if self._runnable(order[i])), None)
             if c is None:
                 break
             self.running += 1
