@@ -13,9 +13,9 @@ for _module in (common, vmask, elementwise, cast, cmpsel, datacopy, crosscore):
         __all__.append(_name)
 
 # the next vector ops of issue 11, each in its own module
-from . import axpy, broadcast, gather, ubcopy  # noqa: E402
+from . import advmath, axpy, broadcast, gather, ubcopy  # noqa: E402
 
-for _module in (axpy, broadcast, gather, ubcopy,):
+for _module in (advmath, axpy, broadcast, gather, ubcopy,):
     for _name in _module.KERNEL_SURFACE:
         globals()[_name] = getattr(_module, _name)
         __all__.append(_name)

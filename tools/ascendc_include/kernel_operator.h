@@ -789,6 +789,43 @@ __aicore__ void SetAtomicMin();
 __aicore__ void SetAtomicNone();
 // DisableDmaAtomic: later UB->GM copies overwrite GM again (the new name of SetAtomicNone)
 __aicore__ void DisableDmaAtomic();
+// Sigmoid: high-level API: 1 / (1 + e^-x) as Muls, Exp, Adds, Duplicate, Div over a tmp buffer; the
+//   record is its scalar bookkeeping, the vector work is its recorded sub-instructions
+template <typename T, bool isReuseSource = false>
+__aicore__ void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                        const LocalTensor<uint8_t> &sharedTmpBuffer, const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                        const uint32_t calCount);
+// Tanh: high-level API: tanh in fp32 as clip +-8.8, Exp(2x), (e - 1) / (e + 1) over a tmp buffer;
+//   the record is its scalar bookkeeping, the vector work is its recorded sub-instructions
+template <typename T, bool isReuseSource = false>
+__aicore__ void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const LocalTensor<uint8_t> &sharedTmpBuffer, const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount);
+// Log: high-level API: natural logarithm (Ln); the record is its scalar bookkeeping, the vector
+//   work is its recorded sub-instructions
+template <typename T, bool isReuseSource = false>
+__aicore__ void Log(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                    const LocalTensor<uint8_t> &sharedTmpBuffer, const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Log(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount);
+// Log2: high-level API: Ln then Muls by 1/ln 2 (half through fp32 in a tmp buffer); the record is
+//   its scalar bookkeeping, the vector work is its recorded sub-instructions
+template <typename T, bool isReuseSource = false>
+__aicore__ void Log2(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                     const LocalTensor<uint8_t> &sharedTmpBuffer, const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Log2(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount);
+// Log10: high-level API: Ln then Muls by 1/ln 10 (half through fp32 in a tmp buffer); the record is
+//   its scalar bookkeeping, the vector work is its recorded sub-instructions
+template <typename T, bool isReuseSource = false>
+__aicore__ void Log10(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                      const LocalTensor<uint8_t> &sharedTmpBuffer, const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Log10(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                      const uint32_t calCount);
 // Brcb: 8 source elements per repeat, each broadcast to one 32-byte DataBlock of dst
 template <typename T>
 __aicore__ void Brcb(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint8_t repeatTime,
