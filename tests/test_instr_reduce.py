@@ -351,6 +351,7 @@ def test_reduce_sum_count_form(dtype, count) -> None:
     # the library's syncs: V->S, S->V, S->MTE3, each a Set/Wait pair after the vcadd
     rows = [decode(r) for r in run_.cores[0].records]
     i = next(k for k, r in enumerate(rows) if r.name == "ReduceSum")
+    assert [a.role for a in rows[i].accesses] == ["dst", "src"]    # tmp: no access at all
     events = [(r.name, HardEvent(r.mode >> 3).name, r.pipe_name) for r in rows[i + 1:i + 7]]
     assert events == [("SetFlag", "V_S", "V"), ("WaitFlag", "V_S", "S"),
                       ("SetFlag", "S_V", "S"), ("WaitFlag", "S_V", "V"),
@@ -454,8 +455,8 @@ def test_reduce_max_min_count_form(dtype, op, count, cal) -> None:
     r = max(1, count // per)
     ntmp = maxmin_tmp_elements(dtype, r, cal)
     fn = A.ReduceMax if op == "max" else A.ReduceMin
-    ub, _ = _level2(lambda u: fn(tensor(u, DST, dtype, 16), tensor(u, SRC, dtype),
-                                 tensor(u, TMP, dtype, ntmp), count, cal),
+    ub, run_ = _level2(lambda u: fn(tensor(u, DST, dtype, 16), tensor(u, SRC, dtype),
+                                    tensor(u, TMP, dtype, ntmp), count, cal),
                     [(SRC, src), (DST, sentinel(np_t, 16)), (TMP, sentinel(np_t, ntmp))])
     value, index = ref_maxmin(op, src, count)
     got = ub_array(ub, DST, np_t, 16)
@@ -469,6 +470,11 @@ def test_reduce_max_min_count_form(dtype, op, count, cal) -> None:
         assert got[1] == SENT[np_t]
     assert (got[2:] == SENT[np_t]).all()
     tmp = ub_array(ub, TMP, np_t, ntmp)
+    [row] = [decode(r) for r in run_.cores[0].records if decode(r).name == fn.__name__]
+    assert [(a.role, a.write, a.start, a.end) for a in row.accesses] == [
+        ("dst", True, DST, DST + dtype.size * (2 if cal else 1)),
+        ("src", False, SRC, SRC + count * dtype.size),
+        ("sharedTmpBuffer", True, TMP, TMP + ntmp * dtype.size)]
     if count // per:
         # reduce_tmp_clobber: the body's per-repeat pairs [value, lane] (in front: the final
         # [body, tail] pair when there is a tail)

@@ -127,12 +127,13 @@ class ReduceOrder(IntEnum):
 # ---- row layout ----------------------------------------------------------------------------
 # Every reduction row has the same nine params: (mask_lo, mask_hi, group lanes (0: one group
 # over every repeat, the level-2 forms), src block stride, src repeat stride (32 B blocks), dst
-# bytes between repeats, result bytes per group, ReduceOrder, calIndex); then the accesses dst,
-# src and (level 2) sharedTmpBuffer. COUNT is the lanes (Counter mode: the count), REPEATS the
-# repeats, MODE the level-2 form (0 count, 1 mask).
+# bytes between repeats, result bytes per group, ReduceOrder (level 2: the UB byte address of
+# sharedTmpBuffer), calIndex); then the accesses dst, src and, when the call writes it,
+# sharedTmpBuffer. COUNT is the lanes (Counter mode: the count), REPEATS the repeats, MODE the
+# level-2 form (0 count, 1 mask).
 NPARAM = 9
 (_MLO, _MHI, _GROUP, _SBLK, _SREP, _DREP, _OUT, _ORDER, _CALIDX) = param_fields(NPARAM)
-_D, _S, _T = start_fields(NPARAM, 3)
+_D, _S = start_fields(NPARAM, 2)
 
 
 # ---- numba helpers -------------------------------------------------------------------------
@@ -282,7 +283,7 @@ def sum_mask(code, _b, _c, ub, gm, row):
     epb = 32 >> sh
     per = 8 * epb
     buf = np.zeros(per, np.float32)
-    t0 = row[_T] >> sh
+    t0 = row[_ORDER] >> sh   # level 2: the sharedTmpBuffer address
     full = np.int64(-1)
     for r in range(row[REPEATS]):
         x = _repeat_sum(code, v, buf, (row[_S] >> sh) + r * row[_SREP] * epb, epb,
@@ -353,7 +354,7 @@ def _maxmin(code, op, clobber, ub, row, counted):
     per = 8 * epb
     sblk, srep = row[_SBLK], row[_SREP]
     lo, hi = row[_MLO], row[_MHI]
-    t0 = row[_T] >> sh
+    t0 = row[_ORDER] >> sh   # level 2: the sharedTmpBuffer address
     s0 = row[_S] >> sh
     n = row[COUNT]
     repeats = row[REPEATS]
@@ -939,12 +940,13 @@ def _level2(ins, kind: str, dst, src, tmp, args, f, is_set_mask: bool) -> None:
             "the uint16 bits of dst[1] (only its low 16 bits are kept)"), f, instruction=name,
             severity=WARNING)
     clobber = kind == "sum" or core.profile.reduce_tmp_clobber
-    # sharedTmpBuffer's access is empty when the call leaves it untouched
-    t_end = tmp.addr + (tmp_need if clobber else 0)
+    # no sharedTmpBuffer access when the call leaves it untouched
     accesses = (W, MEM_UB, dst.addr, dst.addr + out, STRIDED if form else 0, MEM_UB, src.addr,
-                src.addr + s_ext, W if t_end > tmp.addr else 0, MEM_UB, tmp.addr, t_end)
+                src.addr + s_ext)
+    if clobber and tmp_need:
+        accesses += (W, MEM_UB, tmp.addr, tmp.addr + tmp_need)
     row = rec.row(ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, lanes, repeat, form, 0,
-                  _params(lo, hi, 0, 1, srep, 0, out, 0, cal), accesses)
+                  _params(lo, hi, 0, 1, srep, 0, out, tmp.addr, cal), accesses)
     core.records.append(row)
     count_form_done(core)
     if kind == "sum":
