@@ -36,9 +36,9 @@ def test_forms_come_from_the_cpp_declarations() -> None:
 
 def test_check_mode_finds_a_stale_readme(tmp_path: Path) -> None:
     stale = tmp_path / "README.md"
-    stale.write_text("# x\n\n<!-- BEGIN ascsim-generated: instructions -->\nold\n"
+    stale.write_text("# x\n\n<!-- BEGIN ascsim-generated: instructions -->\nSTALE ROW\n"
                      "<!-- END ascsim-generated: instructions -->\n")
     assert readmetables.main(["--check", "--readme", str(stale)]) == 1
     assert readmetables.main(["--readme", str(stale)]) == 0
     assert readmetables.main(["--check", "--readme", str(stale)]) == 0
-    assert "old" not in stale.read_text() and "| `Adds` |" in stale.read_text()
+    assert "STALE ROW" not in stale.read_text() and "| `Adds` |" in stale.read_text()
