@@ -43,6 +43,8 @@ LEGAL = {
     (int8_t, half): (RM.CAST_NONE,),
     (uint8_t, half): (RM.CAST_NONE,),
     (int16_t, f32): (RM.CAST_NONE,),
+    (int16_t, half): (RM.CAST_NONE, *DIRECTED),
+    (half, int32_t): DIRECTED,
 }
 
 
@@ -149,6 +151,10 @@ def ref_int_to_float(x: np.ndarray, mode: RM) -> np.ndarray:
 def reference(src_t: DType, dst_t: DType, x: np.ndarray, mode: RM,
               saturate: bool = False) -> np.ndarray:
     """Expected dst bit patterns (unsigned view) of Cast(dst, src, mode)."""
+    if (src_t, dst_t) == (int16_t, half):   # int16 -> float32 is exact: one rounding
+        return ref_narrow(x.astype(F32), "f16", mode, saturate)
+    if (src_t, dst_t) == (half, int32_t):   # half -> float32 is exact: one rounding
+        return ref_integral(x.astype(F32), mode, to_int=True)
     if src_t in (int8_t, uint8_t, int16_t):
         # exact: every 8-bit integer is a half, every 16-bit one a float (numpy converts)
         return x.astype(NP_OF[dst_t]).view(f"u{NP_OF[dst_t].itemsize}")
@@ -191,6 +197,13 @@ def test_reference_self_check() -> None:
     big = np.array([2**24 + 1, 2**24 + 3, -(2**24 + 1)], I32)
     assert list(ref_int_to_float(big, RM.CAST_RINT).view(F32)) == [2**24, 2**24 + 4, -2**24]
     assert list(ref_int_to_float(big, RM.CAST_CEIL).view(F32)) == [2**24 + 2, 2**24 + 4, -2**24]
+    # int16 -> half rounds above 2048 (2049 lies between 2048 and 2050), half -> int32
+    assert list(reference(int16_t, half, np.array([2049, -2049, 2051], np.int16),
+                          RM.CAST_RINT)) == [0x6800, 0xE800, 0x6802]
+    assert list(reference(int16_t, half, np.array([2049, -2049], np.int16),
+                          RM.CAST_CEIL)) == [0x6801, 0xE800]
+    assert list(reference(half, int32_t, np.array([2.5, -2.5, np.inf, np.nan], F16),
+                          RM.CAST_ROUND).view(I32)) == [3, -3, 2**31 - 1, 0]
     # the exact widenings, as hand-computed bit patterns
     assert list(reference(int8_t, half, np.array([-128, 127, 0, -1], np.int8), RM.CAST_NONE)) \
         == [0xD800, 0x57F0, 0x0000, 0xBC00]

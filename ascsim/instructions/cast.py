@@ -4,9 +4,11 @@ an explicit RoundMode.
 
 Which (source, destination, mode) triples A2/A3 accept is the table below (Cast.md); anything
 else raises `CastRuleError` quoting the rule. A pair ascendc_more.md §2.3 lists for A2 but ascsim
-does not convert (int32 -> half through SetDeqScale, the rounding int16/int64 pairs, ...) raises
-it saying so; of §2.3's other pairs the exact widenings int8/uint8 -> half and int16 -> float
-are modelled. The conversions themselves are convert.py's bit-exact numba loops; saturation
+does not convert (int32 -> half through SetDeqScale, the narrowing integer pairs whose
+saturation is not public, the int64 pairs) raises it saying so; of §2.3's other pairs
+int8/uint8 -> half and int16 -> float (exact), int16 -> half (one rounding) and half -> int32
+(one rounding; NaN -> 0, +-Inf saturate [assumed], as float -> int32) are modelled.
+The conversions themselves are convert.py's bit-exact numba loops; saturation
 follows the hardware profile.
 
 The level-0 form (ascendc_more.md §2.3): a repeat has E = 256 / max(sizeof(T), sizeof(U)) lanes;
@@ -31,7 +33,7 @@ from numba.extending import overload
 
 from .. import convert
 from .. import records as rec
-from ..convert import f32_to_f16_rne
+from ..convert import f16_bits_to_f32, f32_to_f16_rne
 from ..core import MEM_UB, PIPE_V
 from ..dtypes import (
     DType,
@@ -121,6 +123,22 @@ def _cast_int_to_f32(dst, doff, src, soff, n, mode, saturate):
         dst[doff + i] = np.float32(src[soff + i])
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_i16_to_f16(dst, doff, src, soff, n, mode, saturate):
+    """dst[doff + i] = half bits of the int16 src[soff + i] rounded with `mode` (int16 ->
+    float32 is exact, so this is the one rounding; |int16| < 65504 never overflows)."""
+    for i in range(n):
+        dst[doff + i] = convert.f32_to_f16_bits(np.float32(src[soff + i]), mode, saturate)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_f16_to_i32(dst, doff, src, soff, n, mode, saturate):
+    """dst[doff + i] = the half bits src[soff + i] rounded to int32 with `mode` (half ->
+    float32 is exact; NaN -> 0 and +-Inf saturate, as float -> int32 does [assumed])."""
+    for i in range(n):
+        dst[doff + i] = convert.f32_to_i32(f16_bits_to_f32(src[soff + i]), mode, saturate)
+
+
 _R = RoundMode
 _DIRECTED = frozenset({_R.CAST_RINT, _R.CAST_FLOOR, _R.CAST_CEIL, _R.CAST_ROUND, _R.CAST_TRUNC})
 
@@ -153,6 +171,13 @@ CAST_RULES: dict[tuple[DType, DType], tuple[frozenset[RoundMode], object, str]] 
                       "uint8_t -> half is exact and takes only CAST_NONE"),
     (int16_t, float): (frozenset({_R.CAST_NONE}), _cast_int_to_f32,
                        "int16_t -> float is exact and takes only CAST_NONE"),
+    # ascendc_more.md §2.3: "int16 -> half (any mode)", "half -> int32 (rounding modes)"
+    (int16_t, half): (_DIRECTED | {_R.CAST_NONE}, _cast_i16_to_f16,
+                      "int16_t -> half takes CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, "
+                      "CAST_CEIL, CAST_ROUND or CAST_TRUNC (CAST_ODD not assumed)"),
+    (half, int32_t): (_DIRECTED, _cast_f16_to_i32,
+                      "half -> int32_t takes CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or "
+                      "CAST_TRUNC"),
 }
 
 # Pairs ascendc_more.md §2.3 lists for A2 that ascsim does not convert (yet): an error that says
@@ -161,9 +186,9 @@ A2_UNMODELLED: dict[tuple[DType, DType], str] = {
     (int32_t, half): "int32_t -> half is vconv_deq: (float)x * the SetDeqScale(half) scale, "
                      "rounded to half; ascsim does not model SetDeqScale",
     **{pair: f"{pair[0]} -> {pair[1]} is an A2 conversion ascsim does not model yet"
-       for pair in ((int16_t, half), (half, int8_t), (half, uint8_t), (half, int16_t),
-                    (half, int32_t), (bfloat16_t, int32_t), (int32_t, int16_t), (int32_t, int64_t),
-                    (float, int16_t), (float, int64_t), (int64_t, int32_t), (int64_t, float))},
+       for pair in ((half, int8_t), (half, uint8_t), (half, int16_t), (bfloat16_t, int32_t),
+                    (int32_t, int16_t), (int32_t, int64_t), (float, int16_t), (float, int64_t),
+                    (int64_t, int32_t), (int64_t, float))},
 }
 _LOOPS = {(s.code, d.code): loop for (s, d), (_, loop, _) in CAST_RULES.items()}
 
