@@ -39,15 +39,19 @@ __all__ = ["CoreClocks", "atomic_records", "internal_records", "order_findings"]
 class CoreClocks:
     """The vector clocks of every core's segments (see the module docstring)."""
 
-    def __init__(self, cores: list[CoreState]) -> None:
+    def __init__(self, cores: list[CoreState], candidates: list[np.ndarray] | None = None
+                 ) -> None:
+        """`candidates`: per core, the records that may be cross-core ones (those of dataflow
+        class BARRIER), so that the rest need not be looked at; None: all."""
         n = len(cores)
         self.n = n
         self.cuts: list[np.ndarray] = []       # per core: its cross-core record indices
         roles: list[list[tuple[str, int]]] = []
-        for core in cores:
+        for c, core in enumerate(cores):
             cut, rl = [], []
-            for i, row in enumerate(core.records):
-                role = cross_core_role(row)
+            idx = range(len(core.records)) if candidates is None else candidates[c].tolist()
+            for i in idx:
+                role = cross_core_role(core.records[i])
                 if role is not None:
                     cut.append(i)
                     rl.append((role, i))

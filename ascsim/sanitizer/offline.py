@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import records
-from ..core import PIPE_NAMES, CoreState
+from ..core import PIPE_MTE3, PIPE_NAMES, CoreState
 from ..errors import (
     MultiCoreError,
     OutOfRangeError,
@@ -24,7 +24,7 @@ from ..findings import ERROR, WARNING, Finding, FindingAccess
 from ..registry import REGISTRY
 from ..sync import EVENT_PIPES, flag_name
 from . import passes as ps
-from .crosscore import CoreClocks, atomic_records, internal_records
+from .crosscore import CoreClocks, internal_records
 from .encode import Encoded, encode_core
 
 if TYPE_CHECKING:
@@ -263,7 +263,8 @@ def _gm_accesses(core: CoreState, enc: Encoded, executed: np.ndarray) -> np.ndar
     lo = np.maximum(enc.ast[sel], 0)
     hi = np.minimum(enc.aen[sel], size[mem])
     keep = (hi > lo) & (enc.cls[rec] >= ps.C_GET)
-    atomic = atomic_records(core)[rec] if rec.size else np.zeros(0, np.bool_)
+    # a copy's MODE is 0 unless it was made under the DMA atomic mode (crosscore.py)
+    atomic = ((enc.cls == ps.C_COPY) & (enc.pipe == PIPE_MTE3) & (enc.par != 0))[rec]
     internal = internal_records(core)
     inside = np.array([r in internal for r in rec.tolist()], np.bool_) if internal else \
         np.zeros(rec.size, np.bool_)
@@ -273,11 +274,12 @@ def _gm_accesses(core: CoreState, enc: Encoded, executed: np.ndarray) -> np.ndar
 
 
 def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
-                        positions: list[_Positions]) -> list[Finding]:
+                        positions: list[_Positions], barrier_cls: list[np.ndarray]
+                        ) -> list[Finding]:
     out: list[Finding] = []
     rows = np.concatenate(gm_rows) if gm_rows else np.zeros((0, 8), np.int64)
     cores = run.cores
-    clocks = CoreClocks(cores)
+    clocks = CoreClocks(cores, [np.flatnonzero(e == ps.C_BARRIER) for e in barrier_cls])
     out += _workspace_findings(run, session, rows, clocks, positions)
     race_rows = rows[rows[:, 7] == 0] if rows.size else rows
     for mem in np.unique(race_rows[:, 0]).tolist() if race_rows.size else []:
@@ -429,8 +431,10 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
     findings: list[Finding] = []
     gm_rows: list[np.ndarray] = []
     positions: list[_Positions] = []
+    classes: list[np.ndarray] = []  # per core: each record's dataflow class
     for core in run.cores:
         enc = encode_core(core)
+        classes.append(enc.cls)
         pos = _Positions(core)
         positions.append(pos)
         if enc.size:
@@ -440,7 +444,7 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
             findings += _queue_end_findings(core, enc, pos)
             findings += _reserved_findings(core, enc, pos)
             gm_rows.append(_gm_accesses(core, enc, executed))
-    findings += _multicore_findings(run, session, gm_rows, positions)
+    findings += _multicore_findings(run, session, gm_rows, positions, classes)
     for f in findings:
         f.kernel = session.kernel_name
     return findings
