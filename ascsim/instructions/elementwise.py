@@ -13,7 +13,10 @@ more than 2*11+2 bits). `Exp` and `Ln` evaluate in float64 and round once to flo
 rounded but for rare double-rounding cases); hardware may differ by a few ULP (its algorithm
 is unpublished). `Reciprocal` is IEEE 1/x here; the hardware one is documented as a
 low-precision approximation. `Max`/`Min` return NaN when either input is NaN. Integer
-arithmetic wraps modulo 2**bits.
+arithmetic wraps modulo 2**bits. ShiftRight's level-0 `roundEn=true` (recorded as MODE 1, so
+replay rounds too) adds 2**(n-1) in the element's own width, wrapping, then shifts: the
+rounding is not public (ascendc_more.md §5 UNKNOWN), profile option `shift_round =
+add_half_then_shift`, its only value.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from ..memory import LocalTensor
 from ..records import (
     COUNT,
     DTYPE,
+    MODE,
     NPARAM,
     REPEATS,
     SCALAR,
@@ -223,6 +227,20 @@ def _shift_right(x, n):
     return np.int64(x) >> np.int64(n)
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _shift_right_round(x, n):
+    """ShiftRight with roundEn=true (profile option shift_round = add_half_then_shift, the
+    fact sheet's UNKNOWN default): x + 2**(n-1) in x's own width, wrapping, then the shift of
+    `_shift_right`; n = 0 leaves x as it is."""
+    if n == 0:
+        return np.int64(x)
+    w, signed = _int_width(x)
+    v = (np.int64(x) + (np.int64(1) << np.int64(n - 1))) & ((np.int64(1) << w) - 1)
+    if signed and v >= (np.int64(1) << (w - 1)):
+        v -= np.int64(1) << w
+    return v >> np.int64(n)
+
+
 def _shift_check(dtype: DType, value: object) -> str | None:
     """The shift amount a ShiftLeft/ShiftRight accepts: [0, width of T]."""
     try:
@@ -290,6 +308,9 @@ OPS: tuple[Op, ...] = (
 _FNS = {form: tuple(op.fn for op in OPS if op.form == form)
         for form in ("unary", "scalar", "binary")}
 _UNARY_FNS, _SCALAR_FNS, _BINARY_FNS = _FNS["unary"], _FNS["scalar"], _FNS["binary"]
+# ShiftRight's roundEn=true (a row with MODE 1): the element function per shift_round value
+_SHIFT_ROUND = {"add_half_then_shift": len(_SCALAR_FNS)}
+_SCALAR_FNS += (_shift_right_round,)
 
 
 def _apply1(op, x):  # stubs given meaning by the overloads below
@@ -531,7 +552,10 @@ def _cpp(name: str, form: str, flag: str = "") -> tuple[CppDecl, ...]:
 
 def _bind(index: int, row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
     """The work of a recorded call: the repeat form's rows have params, the count form's none;
-    literals (the op's index in its form's table, the dtype code)."""
+    literals (the op's index in its form's table, the dtype code). MODE 1 is ShiftRight's
+    roundEn=true: the rounding shift the profile's `shift_round` names."""
+    if row[MODE]:
+        index = _SHIFT_ROUND[profile.shift_round]
     return ("repeat" if row[NPARAM] else "count"), (index, row[DTYPE], 0)
 
 
@@ -679,11 +703,9 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
 
     def repeat_form(dst, srcs, value, rest, f, is_set_mask=True):
         core = core_of(dst, *srcs)
-        if level0_flag and len(rest) == 4:
-            if rest[3]:
-                return fault(core, ParameterError(
-                    f"{name}: {level0_flag}=true is not modelled by ascsim (only false)"), f,
-                    instruction=name)
+        mode = 0
+        if level0_flag and len(rest) == 4:  # ShiftRight's roundEn: recorded as MODE 1
+            mode = 1 if rest[3] else 0
             rest = rest[:3]
         if len(rest) != 3:
             return fault(core, ParameterError(
@@ -733,7 +755,7 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
             accesses += [(W if i == 0 else 0) | STRIDED, MEM_UB, t.addr, t.addr + extent]
         core = dst.core
         row = rec.row(iid, PIPE_V, f.f_code, f.f_lasti, dt.code,
-                      total, repeat, 0,
+                      total, repeat, mode,
                       dt.scalar_bits(value) if has_scalar else 0,
                       (rec.signed64(lo), rec.signed64(hi), *blk, *rep), tuple(accesses))
         core.records.append(row)
