@@ -218,7 +218,8 @@ def test_cast_level0_errors() -> None:
         src = tensor(ub, SRC, f32, 256)
         with pytest.raises(ParameterError, match="UnaryRepeatParams"):
             A.Cast(d16, src, RM.CAST_RINT, 64, 1, BinaryRepeatParams())
-        with pytest.raises(ParameterError, match="dst must be float and src half"):
+        with pytest.raises(ParameterError, match="Cast<float, half>: dst must be a float tensor, "
+                                                 "got half"):
             A.Cast[f32, half](d16, src, RM.CAST_RINT, 64, 1, UnaryRepeatParams())
         with pytest.raises(ParameterError, match="count form has no isSetMask"):
             A.Cast[half, f32, False](d16, src, RM.CAST_RINT, 64)
@@ -335,7 +336,8 @@ def test_compare_level0_errors() -> None:
         with pytest.raises(ParameterError, match="BinaryRepeatParams"):
             A.Compare(tensor(ub, DST, uint8_t), src, src, CMPMODE.LT, 0, 1,
                       UnaryRepeatParams())
-        with pytest.raises(ParameterError, match="src0 must be half and dst uint8_t"):
+        with pytest.raises(ParameterError, match="Compare<half, uint8_t>: src0 must be a half "
+                                                 "tensor, got float"):
             A.Compare[half, uint8_t](tensor(ub, DST, uint8_t), src, src, CMPMODE.LT, 0, 1,
                                      BinaryRepeatParams())
         with pytest.raises(OutOfRangeError, match="of src0"):   # 17 repeats of 64 > 1024
@@ -457,7 +459,7 @@ def test_select_level0_errors() -> None:
         with pytest.raises(ParameterError, match="dstBlkStride 0"):
             A.Select(d, m, d, d, SELMODE.VSEL_TENSOR_TENSOR_MODE, 64, 1,
                      BinaryRepeatParams(0, 1, 1, 8, 8, 8))
-        with pytest.raises(ParameterError, match="selMask uint16_t"):
+        with pytest.raises(ParameterError, match="selMask must be a uint16_t tensor, got uint8_t"):
             A.Select[f32, A.uint16_t](d, m, d, d, SELMODE.VSEL_TENSOR_TENSOR_MODE, 64, 1,
                                       BinaryRepeatParams())
 

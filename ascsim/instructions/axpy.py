@@ -28,7 +28,7 @@ from numba.extending import overload
 from .. import records as rec
 from ..convert import f16_bits_to_f32, f32_to_f16_rne
 from ..core import MEM_UB, PIPE_V
-from ..dtypes import DType, float, half
+from ..dtypes import float, half
 from ..errors import ParameterError
 from ..faults import fault
 from ..memory import LocalTensor
@@ -54,7 +54,7 @@ from .common import (
     operand_error,
 )
 from .elementwise import _check_strided_overlap, _fit_repeats, _run_row
-from .vmask import counter_repeats, lane_count, level0_mask, strided_extent
+from .vmask import counter_repeats, lane_count, level0_mask, strided_extent, templated
 from .worklib import JIT, element_offset, enabled, lanes, load, scalar, shift, source, view
 
 __all__ = ["Axpy", "AXPY_PAIRS"]
@@ -296,32 +296,13 @@ def _axpy_call(dst: LocalTensor, src: LocalTensor, scalarValue: object, *rest, _
     _run_row(core, _AXPY.work.entry(form, lits, len(row)), lits, row)
 
 
-class _AxpyCall:
-    """`Axpy(...)`, `Axpy[T, U](...)` or `Axpy[T, U, isSetMask](...)`."""
-
-    __name__ = "Axpy"
-
-    def __call__(self, *args) -> None:
-        return _axpy_call(*args, _f=sys._getframe(1))
-
-    def __getitem__(self, targs: object):
-        key = targs if isinstance(targs, tuple) else (targs,)
-        if not 2 <= len(key) <= 3 or not all(isinstance(t, DType) for t in key[:2]):
-            raise ParameterError(f"Axpy[T, U] or Axpy[T, U, isSetMask]: got {targs!r}")
-        is_set_mask = bool(key[2]) if len(key) == 3 else True
-
-        def variant(dst: LocalTensor, src: LocalTensor, *args) -> None:
-            f = sys._getframe(1)
-            if getattr(dst, "dtype", None) is not key[0] or \
-                    getattr(src, "dtype", None) is not key[1]:
-                return fault(core_of(dst), ParameterError(
-                    f"Axpy<{key[0]}, {key[1]}>: got ({getattr(dst, 'dtype', dst)}, "
-                    f"{getattr(src, 'dtype', src)})"), f, instruction="Axpy")
-            return _axpy_call(dst, src, *args, _f=f, is_set_mask=is_set_mask)
-        return variant
-
-    def __repr__(self) -> str:
-        return "<AscendC Axpy>"
+def _axpy_front(*args) -> None:
+    """`Axpy(dst, src, scalar, count)` or the level-0 form; `Axpy[T, U]`, `Axpy[T, U,
+    isSetMask]` check dst is T and src U."""
+    return _axpy_call(*args, _f=sys._getframe(1))
 
 
-Axpy = _AxpyCall()
+_axpy_front.__name__ = _axpy_front.__qualname__ = "Axpy"
+Axpy = templated(_axpy_front, lambda f, is_set_mask, *args: _axpy_call(*args, _f=f,
+                                                                 is_set_mask=is_set_mask),
+                 dtype_args=((0, "dst"), (1, "src")))

@@ -21,7 +21,7 @@ from numba import literally, njit
 
 from .. import records as rec
 from ..core import MEM_UB, PIPE_V
-from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t, uint32_t
+from ..dtypes import bfloat16_t, float, half, int16_t, int32_t, uint16_t, uint32_t
 from ..errors import OutOfRangeError, ParameterError
 from ..faults import fault, note
 from ..memory import LocalTensor
@@ -160,16 +160,5 @@ def _brcb(dst: LocalTensor, src: LocalTensor, repeatTime: int, repeatParams: Brc
     _run_row(core, _BRCB.work.entry(form, lits, len(row)), lits, row)
 
 
-def _brcb_variant(dtype: DType, is_set_mask: bool):
-    def variant(dst: LocalTensor, src: LocalTensor, *rest) -> None:
-        f = sys._getframe(1)
-        if getattr(dst, "dtype", None) is not dtype:
-            return fault(core_of(dst), ParameterError(
-                f"Brcb<{dtype}>: dst is {getattr(dst, 'dtype', dst)}"), f, instruction="Brcb")
-        return _brcb(dst, src, *rest, _f=f)
-    variant.__name__ = f"Brcb<{dtype}>"
-    return variant
-
-
 _brcb.__name__ = _brcb.__qualname__ = "Brcb"
-Brcb = templated(_brcb, _brcb_variant)
+Brcb = templated(_brcb, lambda f, _is_set_mask, *args: _brcb(*args, _f=f), set_mask=False)

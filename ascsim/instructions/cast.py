@@ -84,12 +84,12 @@ from .common import (
     recover_count,
 )
 from .vmask import (
-    TemplatedCall,
     count_form_done,
+    count_form_refusal,
     counter_repeats,
     lane_count,
     level0_mask,
-    template_dtype,
+    templated,
 )
 from .worklib import JIT, element_offset, enabled, lanes, shift, view
 
@@ -453,51 +453,16 @@ def _cast_level0(dst: LocalTensor, src: LocalTensor, roundMode: object, rest: tu
     run_on_pipe(core, PIPE_V, ep, (*lits, core.ub, NO_GM, rec.program_row(row)))
 
 
-def _template_args(args: object) -> tuple[DType, DType, bool]:
-    key = args if isinstance(args, tuple) else (args,)
-    if len(key) not in (2, 3):
-        raise ParameterError(f"Cast[T, U] or Cast[T, U, isSetMask]: got {args!r}")
-    return (template_dtype("Cast", key[0]), template_dtype("Cast", key[1]),
-            bool(key[2]) if len(key) == 3 else True)
-
-
-def _variant(dtype: DType, src_dtype: DType, is_set_mask: bool):
-    """`Cast[T, U, isSetMask]`: T is dst's dtype, U src's; the count form takes no
+def _templated_cast(f, is_set_mask: bool, dst: LocalTensor, src: LocalTensor,
+                    roundMode: RoundMode, *rest) -> None:
+    """`Cast[T, U, isSetMask]` (T dst's dtype, U src's): the count form takes no
     isSetMask."""
-    def variant(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest) -> None:
-        f = sys._getframe(1)
-        if getattr(dst, "dtype", None) is not dtype or getattr(src, "dtype", None) is not \
-                src_dtype:
-            return fault(core_of(dst, src), ParameterError(
-                f"Cast<{dtype}, {src_dtype}>: dst must be {dtype} and src {src_dtype}, got "
-                f"{getattr(dst, 'dtype', dst)} and {getattr(src, 'dtype', src)}"), f,
-                instruction="Cast")
-        if len(rest) == 1:
-            if not is_set_mask:
-                return fault(core_of(dst, src), ParameterError(
-                    "Cast<T, U, false>: the count form has no isSetMask template argument"), f,
-                    instruction="Cast")
-            return _cast(dst, src, roundMode, *rest, _f=f)
-        return _cast_level0(dst, src, roundMode, rest, f, is_set_mask)
-    variant.__name__ = f"Cast<{dtype}, {src_dtype}, {str(is_set_mask).lower()}>"
-    return variant
+    if len(rest) == 1:
+        if not is_set_mask:
+            return count_form_refusal("Cast", core_of(dst, src), f)
+        return _cast(dst, src, roundMode, *rest, _f=f)
+    return _cast_level0(dst, src, roundMode, rest, f, is_set_mask)
 
 
-class _CastCall(TemplatedCall):
-    """`Cast(...)`, `Cast[T, U](...)` and `Cast[T, U, isSetMask](...)`."""
-
-    __slots__ = ()
-    __call__ = staticmethod(_cast)
-    __doc__ = _cast.__doc__
-    __wrapped__ = staticmethod(_cast)
-
-    def __getitem__(self, args: object):
-        variant = self._variants.get(args)
-        if variant is None:
-            variant = self._variants[args] = self._make(*_template_args(args))
-        return variant
-
-
-_CastCall.__name__ = _CastCall.__qualname__ = "Cast"
 _cast.__name__ = _cast.__qualname__ = "Cast"
-Cast = _CastCall(_variant)
+Cast = templated(_cast, _templated_cast, dtype_args=((0, "dst"), (1, "src")))

@@ -82,13 +82,13 @@ from .common import (
 )
 from .elementwise import _check_strided_overlap
 from .vmask import (
-    TemplatedCall,
     count_form_done,
+    count_form_refusal,
     counter_repeats,
     lane_count,
     level0_mask,
     strided_extent,
-    template_dtype,
+    templated,
 )
 from .worklib import (
     JIT,
@@ -801,65 +801,21 @@ def _select_level0(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, sr
 
 # ---- template arguments: Name[T, U] / Name[T, U, isSetMask] ------------------------------------
 
-def _templated(name: str, call, check):
-    """`call` as a kernel-facing function that also takes `[T, U]` / `[T, U, isSetMask]`:
-    `check(T, U, args)` is the operand whose dtype is wrong (or None). The count form takes
-    no isSetMask; Compare ignores it and Select always sets its mask (both reserved on A2)."""
-    def make(t: DType, u: DType, is_set_mask: bool):
-        def variant(*args):
-            f = sys._getframe(1)
-            bad = check(t, u, args)
-            if bad is not None:
-                return fault(core_of(*args[:3]), ParameterError(
-                    f"{name}<{t}, {u}>: {bad}"), f, instruction=name)
-            if len(args) == 5 and not is_set_mask:
-                return fault(core_of(*args[:3]), ParameterError(
-                    f"{name}<T, U, false>: the count form has no isSetMask template argument"),
-                    f, instruction=name)
-            return call(*args, _f=f)
-        variant.__name__ = f"{name}<{t}, {u}, {str(is_set_mask).lower()}>"
-        return variant
-
-    def getitem(self, args: object):
-        variant = self._variants.get(args)
-        if variant is None:
-            key = args if isinstance(args, tuple) else (args,)
-            if len(key) not in (2, 3):
-                raise ParameterError(f"{name}[T, U] or {name}[T, U, isSetMask]: got {args!r}")
-            variant = self._variants[args] = make(
-                template_dtype(name, key[0]), template_dtype(name, key[1]),
-                bool(key[2]) if len(key) == 3 else True)
-        return variant
+def _templated(name: str, call, dtype_args: tuple[tuple[int, str], ...]):
+    """`call` as a kernel-facing function that also takes `[T, U]` / `[T, U, isSetMask]`
+    (`dtype_args`: the operands T and U describe; Compare's T is the sources'
+    dtype and U dst's, Select's T dst's and U selMask's). The count form takes no isSetMask; Compare
+    ignores it and Select always sets its mask (both reserved on A2)."""
+    def run(f, is_set_mask: bool, *args):
+        if len(args) == 5 and not is_set_mask:
+            return count_form_refusal(name, core_of(*args[:3]), f)
+        return call(*args, _f=f)
 
     call.__name__ = call.__qualname__ = name
-    cls = type(name, (TemplatedCall,), {
-        "__slots__": (), "__call__": staticmethod(call), "__doc__": call.__doc__,
-        "__name__": name, "__qualname__": name, "__getitem__": getitem,
-        "__wrapped__": staticmethod(call)})
-    return cls(None)
+    return templated(call, run, dtype_args)
 
 
-def _dtype_of(x: object) -> object:
-    return getattr(x, "dtype", None)
-
-
-def _check_compare(t: DType, u: DType, args: tuple) -> str | None:
-    """Compare<T, U>: T the sources' dtype, U dst's."""
-    if _dtype_of(args[1]) is not t or _dtype_of(args[0]) is not u:
-        return (f"src0 must be {t} and dst {u}, got {_dtype_of(args[1])} and "
-                f"{_dtype_of(args[0])}")
-    return None
-
-
-def _check_select(t: DType, u: DType, args: tuple) -> str | None:
-    """Select<T, U>: T dst's dtype, U selMask's."""
-    if _dtype_of(args[0]) is not t or _dtype_of(args[1]) is not u:
-        return (f"dst must be {t} and selMask {u}, got {_dtype_of(args[0])} and "
-                f"{_dtype_of(args[1])}")
-    return None
-
-
-Compare = _templated("Compare", _compare_call, _check_compare)
-CompareScalar = _templated("CompareScalar", _compare_scalar_call, _check_compare)
+Compare = _templated("Compare", _compare_call, ((1, "src0"), (0, "dst")))
+CompareScalar = _templated("CompareScalar", _compare_scalar_call, ((1, "src0"), (0, "dst")))
 Compares = CompareScalar
-Select = _templated("Select", _select, _check_select)
+Select = _templated("Select", _select, ((0, "dst"), (1, "selMask")))

@@ -73,7 +73,14 @@ from .common import (
     operand_error,
     recover_count,
 )
-from .vmask import counter_repeats, lane_count, level0_mask, strided_extent, templated
+from .vmask import (
+    count_form_refusal,
+    counter_repeats,
+    lane_count,
+    level0_mask,
+    strided_extent,
+    templated,
+)
 from .worklib import (
     JIT,
     element_offset,
@@ -766,32 +773,22 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
         form, lits = work.bind(row, core.profile)
         _run_row(core, work.entry(form, lits, len(row)), lits, row)
 
-    def make(dtype: DType, is_set_mask: bool):
-        """`Name[T]` / `Name[T, isSetMask]`: the count form takes no isSetMask."""
-        n_lead = n_src + has_scalar
+    n_lead = n_src + has_scalar
 
-        def variant(dst: LocalTensor, *args):
-            f = getframe(1)
-            core = core_of(dst)
-            if getattr(dst, "dtype", None) is not dtype:
-                return fault(core, _dtype_error(name, frozenset((dtype,)), dst), f,
-                             instruction=name)
-            rest = args[n_lead:]
-            if (len(rest) == 3 or level0_flag and len(rest) == 4) and not is_set_mask:
-                return repeat_form(dst, args[:n_src], args[n_src] if has_scalar else 0, rest,
-                                   f, is_set_mask=False)
-            if len(rest) == 1 and not is_set_mask:
-                return fault(core, ParameterError(
-                    f"{name}<T, false>: the count form has no isSetMask template argument"), f,
-                    instruction=name)
-            return call(dst, *args, _f=f)
-        variant.__name__ = f"{name}<{dtype}, {str(is_set_mask).lower()}>"
-        return variant
+    def run(f, is_set_mask: bool, dst: LocalTensor, *args):
+        """`Name[T]` / `Name[T, isSetMask]`: the count form takes no isSetMask."""
+        rest = args[n_lead:]
+        if not is_set_mask and (len(rest) == 3 or level0_flag and len(rest) == 4):
+            return repeat_form(dst, args[:n_src], args[n_src] if has_scalar else 0, rest, f,
+                               is_set_mask=False)
+        if not is_set_mask and len(rest) == 1:
+            return count_form_refusal(name, core_of(dst), f)
+        return call(dst, *args, _f=f)
 
     call.__name__ = call.__qualname__ = name
     call.__doc__ = (f"AscendC `{name}` ({form}): {ins.doc}; dtypes: "
                     f"{', '.join(sorted(map(str, allowed)))}.")
-    return templated(call, make)
+    return templated(call, run)
 
 
 def _fit_repeats(core, f, name: str, dt: DType, epb: int, operands: tuple, blk: tuple,
@@ -900,9 +897,7 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
                 return
             nb = count * dt.size
         if not is_set_mask:
-            return fault(core_of(dst), ParameterError(
-                "Duplicate<T, false>: the count form has no isSetMask template argument"), f,
-                instruction="Duplicate")
+            return count_form_refusal("Duplicate", core_of(dst), f)
         core = dst.core
         core.vmask = None  # the count form ends in Normal mode with a full mask
         bits = dt.scalar_bits(scalarValue)
@@ -952,16 +947,6 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
         _run_row(core, _DUP.work.entry(form, lits, len(row)), lits, row)
 
 
-def _duplicate_variant(dtype: DType, is_set_mask: bool):
-    def variant(dst: LocalTensor, scalarValue: object, *rest) -> None:
-        f = sys._getframe(1)
-        if getattr(dst, "dtype", None) is not dtype:
-            return fault(core_of(dst), _dtype_error("Duplicate", frozenset((dtype,)), dst), f,
-                         instruction="Duplicate")
-        return _duplicate(dst, scalarValue, *rest, _f=f, is_set_mask=is_set_mask)
-    variant.__name__ = f"Duplicate<{dtype}, {str(is_set_mask).lower()}>"
-    return variant
-
-
 _duplicate.__name__ = _duplicate.__qualname__ = "Duplicate"
-Duplicate = templated(_duplicate, _duplicate_variant)
+Duplicate = templated(_duplicate, lambda f, is_set_mask, *args: _duplicate(
+    *args, _f=f, is_set_mask=is_set_mask))

@@ -72,7 +72,7 @@ from ..registry import (
 from .broadcast import no_overlap
 from .common import MAX_REPEAT_TIMES, as_count, core_of, operand_error
 from .elementwise import _run_row
-from .vmask import counter_repeats, lane_count, level0_mask
+from .vmask import counter_repeats, lane_count, level0_mask, templated
 from .worklib import enabled, lanes, shift, uview
 
 __all__ = ["Gather", "GatherMask", "GatherMaskParams", "GATHER_DTYPES", "BUILTIN_PATTERNS"]
@@ -515,29 +515,13 @@ class _GatherMaskCall:
         return "<AscendC GatherMask>"
 
 
-class _GatherCall:
-    """`Gather(...)` or `Gather[T](...)`."""
-
-    __name__ = "Gather"
-
-    def __call__(self, *args) -> None:
-        return _gather(*args, _f=sys._getframe(1))
-
-    def __getitem__(self, t: object):
-        if not isinstance(t, DType):
-            raise ParameterError(f"Gather[T]: T is a dtype, got {t!r}")
-
-        def variant(dst: LocalTensor, *args) -> None:
-            f = sys._getframe(1)
-            if getattr(dst, "dtype", None) is not t:
-                return fault(core_of(dst), ParameterError(
-                    f"Gather<{t}>: dst is {getattr(dst, 'dtype', dst)}"), f, instruction="Gather")
-            return _gather(dst, *args, _f=f)
-        return variant
-
-    def __repr__(self) -> str:
-        return "<AscendC Gather>"
+def _gather_front(*args) -> None:
+    """`Gather(dst, src, srcOffset, srcBaseAddr, count)` or the repeat form; `Gather[T]`
+    checks dst is T."""
+    return _gather(*args, _f=sys._getframe(1))
 
 
-Gather = _GatherCall()
+_gather_front.__name__ = _gather_front.__qualname__ = "Gather"
+Gather = templated(_gather_front, lambda f, _is_set_mask, *args: _gather(*args, _f=f),
+                   set_mask=False)
 GatherMask = _GatherMaskCall()

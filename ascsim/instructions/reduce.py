@@ -773,20 +773,10 @@ def _group_front(ins, op: int, kind: int):
     def call(dst: LocalTensor, src: LocalTensor, *args) -> None:
         return call_impl(dst, src, args, getframe(1), True)
 
-    def make(dtype: DType, is_set_mask: bool):
-        def variant(dst: LocalTensor, src: LocalTensor, *args) -> None:
-            f = getframe(1)
-            if getattr(dst, "dtype", None) is not dtype:
-                return fault(core_of(dst, src), ParameterError(
-                    f"{name}<{dtype}>: dst is {getattr(dst, 'dtype', None)}"), f,
-                    instruction=name)
-            return call_impl(dst, src, args, f, is_set_mask)
-        variant.__name__ = f"{name}<{dtype}, {str(is_set_mask).lower()}>"
-        return variant
-
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"AscendC `{name}`: {ins.doc}; half or float."
-    return templated(call, make)
+    return templated(call, lambda f, is_set_mask, dst, src, *args: call_impl(
+        dst, src, args, f, is_set_mask))
 
 
 WholeReduceSum = _group_front(_WHOLE[SUM], SUM, WHOLE)
@@ -974,24 +964,11 @@ def _level2_front(ins, kind: str):
     def call(dst: LocalTensor, src: LocalTensor, sharedTmpBuffer: LocalTensor, *args) -> None:
         return _level2(ins, kind, dst, src, sharedTmpBuffer, args, getframe(1), True)
 
-    def make(dtype: DType, is_set_mask: bool):
-        def variant(dst: LocalTensor, src: LocalTensor, sharedTmpBuffer: LocalTensor,
-                    *args) -> None:
-            f = getframe(1)
-            if getattr(dst, "dtype", None) is not dtype:
-                return fault(core_of(dst, src), ParameterError(
-                    f"{name}<{dtype}>: dst is {getattr(dst, 'dtype', None)}"), f,
-                    instruction=name)
-            if kind != "sum" and not is_set_mask:
-                return fault(core_of(dst, src), ParameterError(
-                    f"{name}<T, isSetMask>: {name} takes only T"), f, instruction=name)
-            return _level2(ins, kind, dst, src, sharedTmpBuffer, args, f, is_set_mask)
-        variant.__name__ = f"{name}<{dtype}, {str(is_set_mask).lower()}>"
-        return variant
-
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"AscendC `{name}` (level 2): {ins.doc}; half or float."
-    return templated(call, make)
+    # ReduceMax/Min<T> take no isSetMask
+    return templated(call, lambda f, is_set_mask, dst, src, tmp, *args: _level2(
+        ins, kind, dst, src, tmp, args, f, is_set_mask), set_mask=kind == "sum")
 
 
 ReduceSum = _level2_front(_RSUM, "sum")

@@ -25,7 +25,7 @@ from numba import literally, njit
 
 from .. import records as rec
 from ..core import MEM_UB, PIPE_V
-from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t, uint32_t
+from ..dtypes import bfloat16_t, float, half, int16_t, int32_t, uint16_t, uint32_t
 from ..errors import ParameterError
 from ..faults import fault
 from ..memory import LocalTensor
@@ -187,16 +187,8 @@ def _copy(dst: LocalTensor, src: LocalTensor, *rest, _f=None, is_set_mask: bool 
     _run_row(core, _COPY.work.entry(form, lits, len(row)), lits, row)
 
 
-def _copy_variant(dtype: DType, is_set_mask: bool):
-    def variant(dst: LocalTensor, src: LocalTensor, *rest) -> None:
-        f = sys._getframe(1)
-        if getattr(dst, "dtype", None) is not dtype:
-            return fault(core_of(dst), ParameterError(
-                f"Copy<{dtype}>: dst is {getattr(dst, 'dtype', dst)}"), f, instruction="Copy")
-        return _copy(dst, src, *rest, _f=f, is_set_mask=is_set_mask)
-    variant.__name__ = f"Copy<{dtype}, {str(is_set_mask).lower()}>"
-    return variant
 
 
 _copy.__name__ = _copy.__qualname__ = "Copy"
-Copy = templated(_copy, _copy_variant)
+Copy = templated(_copy, lambda f, is_set_mask, *args: _copy(*args, _f=f,
+                                                              is_set_mask=is_set_mask))

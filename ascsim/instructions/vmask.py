@@ -37,12 +37,12 @@ from ..registry import (
     Signature,
     register,
 )
-from .common import REPEAT_BYTES, expand_mask
+from .common import REPEAT_BYTES, core_of, expand_mask
 
 __all__ = ["MaskMode", "MASK_PLACEHOLDER", "SetMaskNorm", "SetMaskCount", "ResetMask",
            "SetVectorMask", "level0_mask", "count_form_done", "mask_state", "FULL",
-           "template_dtype", "TemplatedCall", "templated", "counter_repeats", "lane_count",
-           "strided_extent"]
+           "template_dtype", "TemplatedCall", "templated", "count_form_refusal",
+           "counter_repeats", "lane_count", "strided_extent"]
 
 KERNEL_SURFACE = ("MaskMode", "MASK_PLACEHOLDER", "SetMaskNorm", "SetMaskCount", "ResetMask",
                   "SetVectorMask")
@@ -259,38 +259,74 @@ SetVectorMask = _SetVectorMask()
 # ---- template arguments of the vector calls ------------------------------------------------
 
 class TemplatedCall:
-    """A kernel-facing vector call that also takes its C++ template arguments, as the
-    transcription of `Add<float, false>(...)` is `Add[float, False](...)`: `[T]` checks the
-    operands' dtype, `[T, False]` (isSetMask=false) runs the mask form with the mask register
-    as it is. Plain `Add(...)` is the call itself (`__call__` is the front end, so the common
-    untemplated call costs one slot lookup)."""
+    """A kernel-facing call that also takes its C++ template arguments, as the transcription
+    of `Add<float, false>(...)` is `Add[float, False](...)`. The dtype template arguments are
+    checked against the tensor operands they describe (`dtype_args`: each one's operand as
+    (position in the call, name), in template order), a trailing bool is isSetMask (where the
+    instruction has it), and `run(frame, is_set_mask, *args)` does the call. Plain `Add(...)`
+    is the front end itself (`__call__`), so an untemplated call costs one slot lookup."""
 
-    __slots__ = ("_variants", "_make")
+    __slots__ = ("_variants", "_run", "_dtype_args", "_set_mask")
 
-    def __init__(self, make) -> None:
+    def __init__(self, run, dtype_args: tuple[tuple[int, str], ...], set_mask: bool) -> None:
         self._variants: dict = {}
-        self._make = make  # (dtype, is_set_mask) -> the variant's function
+        self._run = run
+        self._dtype_args = dtype_args
+        self._set_mask = set_mask
 
     def __getitem__(self, args: object):
         variant = self._variants.get(args)
         if variant is None:
-            key = args if isinstance(args, tuple) else (args,)
-            name = type(self).__name__
-            if not 1 <= len(key) <= 2:
-                raise ParameterError(f"{name}[T] or {name}[T, isSetMask]: got {args!r}")
-            dtype = template_dtype(name, key[0])
-            variant = self._variants[args] = self._make(dtype, bool(key[1]) if len(key) == 2
-                                                        else True)
+            variant = self._variants[args] = self._variant(args)
+        return variant
+
+    def _variant(self, args: object):
+        name = type(self).__name__
+        key = args if isinstance(args, tuple) else (args,)
+        is_set_mask = True
+        if self._set_mask and len(key) > 1 and isinstance(key[-1], bool):
+            is_set_mask, key = key[-1], key[:-1]
+        if not 1 <= len(key) <= len(self._dtype_args) or \
+                not all(isinstance(t, DType) for t in key):
+            letters = ", ".join("TUVW"[:len(self._dtype_args)])
+            raise ParameterError(f"{name}[...] takes up to {len(self._dtype_args)} dtype(s) "
+                                 f"({letters})" + (", then isSetMask" if self._set_mask else "")
+                                 + f", got {args!r}")
+        checks = tuple((i, t, role) for (i, role), t in zip(self._dtype_args, key,
+                                                             strict=False))
+        spelled = f"{name}<{', '.join(map(str, key))}>"
+        run = self._run
+
+        def variant(*a, **kw):
+            f = sys._getframe(1)
+            for i, t, role in checks:
+                got = getattr(a[i], "dtype", None) if i < len(a) else None
+                if got is not t:
+                    return fault(core_of(*a), ParameterError(
+                        f"{spelled}: {role} must be a {t} tensor, got "
+                        f"{got if got is not None else (a[i] if i < len(a) else 'nothing')}"),
+                        f, instruction=name)
+            return run(f, is_set_mask, *a, **kw)
+        variant.__name__ = (f"{name}<{', '.join(map(str, key))}"
+                            + (f", {str(is_set_mask).lower()}>" if self._set_mask else ">"))
         return variant
 
     def __repr__(self) -> str:
         return f"<AscendC {type(self).__name__}>"
 
 
-def templated(call, make) -> TemplatedCall:
-    """`call` as a `TemplatedCall` whose `[T, isSetMask]` variants come from `make`."""
+def templated(call, run, dtype_args: tuple[tuple[int, str], ...] = ((0, "dst"),),
+              set_mask: bool = True) -> TemplatedCall:
+    """`call` (the untemplated front end) as a `TemplatedCall` whose `Name[T, ...]` variants
+    check the dtypes and then call `run(frame, is_set_mask, *args)`."""
     cls = type(call.__name__, (TemplatedCall,), {
         "__slots__": (), "__call__": staticmethod(call), "__doc__": call.__doc__,
         "__name__": call.__name__, "__qualname__": call.__name__,
         "__wrapped__": staticmethod(call)})
-    return cls(make)
+    return cls(run, dtype_args, set_mask)
+
+
+def count_form_refusal(name: str, core: CoreState | None, f) -> None:
+    """`Name<T, false>(..., count)`: the count form has no isSetMask template argument."""
+    fault(core, ParameterError(f"{name}<T, false>: the count form has no isSetMask template "
+                               "argument"), f, instruction=name)
