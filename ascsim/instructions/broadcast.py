@@ -37,7 +37,7 @@ from ..registry import (
     Work,
     register,
 )
-from .common import MAX_REPEAT_TIMES, as_count, core_of, operand_error
+from .common import MAX_REPEAT_TIMES, RepeatParams, as_count, core_of, operand_error
 from .elementwise import _run_row
 from .vmask import FULL, mask_state, strided_extent, templated
 from .worklib import shift, uview
@@ -48,17 +48,11 @@ KERNEL_SURFACE = ("Brcb", "BrcbRepeatParams")
 BRCB_DTYPES = (int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float)
 
 
-class BrcbRepeatParams:
+class BrcbRepeatParams(RepeatParams):
     """`BrcbRepeatParams(dstBlkStride, dstRepStride)`, in 32-byte DataBlocks."""
 
     __slots__ = ("dstBlkStride", "dstRepStride")
-
-    def __init__(self, dstBlkStride: int = 1, dstRepStride: int = 8) -> None:
-        self.dstBlkStride = int(dstBlkStride)
-        self.dstRepStride = int(dstRepStride)
-
-    def __repr__(self) -> str:
-        return f"BrcbRepeatParams({self.dstBlkStride}, {self.dstRepStride})"
+    _defaults = (1, 8)
 
 
 _LO, _HI, (_BD, _BS), (_RD, _RS), (_SD, _SS) = repeat_fields(2)

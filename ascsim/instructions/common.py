@@ -13,9 +13,9 @@ from ..errors import AlignmentError, OutOfRangeError, ParameterError
 from ..faults import fault, note
 from ..memory import LocalTensor
 
-__all__ = ["UnaryRepeatParams", "BinaryRepeatParams", "expand_mask", "operand_error",
-           "MAX_REPEAT_TIMES", "REPEAT_BYTES", "BLOCK_BYTES", "as_count", "recover_count",
-           "check_overlap", "core_of"]
+__all__ = ["RepeatParams", "UnaryRepeatParams", "BinaryRepeatParams", "expand_mask",
+           "operand_error", "MAX_REPEAT_TIMES", "REPEAT_BYTES", "BLOCK_BYTES", "as_count",
+           "recover_count", "check_overlap", "core_of"]
 
 KERNEL_SURFACE = ("UnaryRepeatParams", "BinaryRepeatParams")
 
@@ -24,45 +24,44 @@ BLOCK_BYTES = 32     # one DataBlock
 MAX_REPEAT_TIMES = 255
 
 
-class UnaryRepeatParams:
+class RepeatParams:
+    """The integer parameter structs of the vector calls (`UnaryRepeatParams`, ...): fields set
+    positionally in C++ declaration order, the C++ defaults for the rest, `repr` as the
+    constructor call. A subclass lists its fields in `__slots__` and their defaults in
+    `_defaults`."""
+
+    __slots__ = ()
+    _defaults: tuple[int, ...] = ()
+
+    def __init__(self, *values: int) -> None:
+        names = self.__slots__
+        if len(values) > len(names):
+            raise ParameterError(f"{type(self).__name__} has {len(names)} fields "
+                                 f"({', '.join(names)}), got {len(values)} values")
+        for name, value in zip(names, values + self._defaults[len(values):], strict=True):
+            setattr(self, name, int(value))
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}("
+                f"{', '.join(str(getattr(self, n)) for n in self.__slots__)})")
+
+
+class UnaryRepeatParams(RepeatParams):
     """`UnaryRepeatParams(dstBlkStride, srcBlkStride, dstRepStride, srcRepStride)`, strides in
     32-byte DataBlocks (block strides between the 8 blocks of a repeat; repeat strides between
     repeat starts)."""
 
     __slots__ = ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
-
-    def __init__(self, dstBlkStride: int = 1, srcBlkStride: int = 1, dstRepStride: int = 8,
-                 srcRepStride: int = 8) -> None:
-        self.dstBlkStride = int(dstBlkStride)
-        self.srcBlkStride = int(srcBlkStride)
-        self.dstRepStride = int(dstRepStride)
-        self.srcRepStride = int(srcRepStride)
-
-    def __repr__(self) -> str:
-        return (f"UnaryRepeatParams({self.dstBlkStride}, {self.srcBlkStride}, "
-                f"{self.dstRepStride}, {self.srcRepStride})")
+    _defaults = (1, 1, 8, 8)
 
 
-class BinaryRepeatParams:
+class BinaryRepeatParams(RepeatParams):
     """`BinaryRepeatParams(dstBlkStride, src0BlkStride, src1BlkStride, dstRepStride,
     src0RepStride, src1RepStride)`, strides in 32-byte DataBlocks."""
 
     __slots__ = ("dstBlkStride", "src0BlkStride", "src1BlkStride", "dstRepStride",
                  "src0RepStride", "src1RepStride")
-
-    def __init__(self, dstBlkStride: int = 1, src0BlkStride: int = 1, src1BlkStride: int = 1,
-                 dstRepStride: int = 8, src0RepStride: int = 8, src1RepStride: int = 8) -> None:
-        self.dstBlkStride = int(dstBlkStride)
-        self.src0BlkStride = int(src0BlkStride)
-        self.src1BlkStride = int(src1BlkStride)
-        self.dstRepStride = int(dstRepStride)
-        self.src0RepStride = int(src0RepStride)
-        self.src1RepStride = int(src1RepStride)
-
-    def __repr__(self) -> str:
-        return (f"BinaryRepeatParams({self.dstBlkStride}, {self.src0BlkStride}, "
-                f"{self.src1BlkStride}, {self.dstRepStride}, {self.src0RepStride}, "
-                f"{self.src1RepStride})")
+    _defaults = (1, 1, 1, 8, 8, 8)
 
 
 def as_count(value: object, what: str = "count") -> int:

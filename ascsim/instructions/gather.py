@@ -70,7 +70,7 @@ from ..registry import (
     register,
 )
 from .broadcast import no_overlap
-from .common import MAX_REPEAT_TIMES, as_count, core_of, operand_error
+from .common import MAX_REPEAT_TIMES, RepeatParams, as_count, core_of, operand_error
 from .elementwise import _run_row
 from .vmask import counter_repeats, lane_count, level0_mask, templated
 from .worklib import enabled, lanes, shift, uview
@@ -296,23 +296,13 @@ def _gather(dst: LocalTensor, src: LocalTensor, srcOffset: LocalTensor, srcBaseA
 
 # ---- GatherMask ------------------------------------------------------------------------------
 
-class GatherMaskParams:
+class GatherMaskParams(RepeatParams):
     """`GatherMaskParams(src0BlockStride, repeatTimes, src0RepeatStride, src1RepeatStride)`:
     src0's block stride (uint8) and repeat stride (uint16) in 32-byte DataBlocks, the repeats
     (uint16; the hardware takes at most 255), and the pattern's repeat stride (uint8 blocks)."""
 
     __slots__ = ("src0BlockStride", "repeatTimes", "src0RepeatStride", "src1RepeatStride")
-
-    def __init__(self, src0BlockStride: int = 1, repeatTimes: int = 1, src0RepeatStride: int = 8,
-                 src1RepeatStride: int = 1) -> None:
-        self.src0BlockStride = int(src0BlockStride)
-        self.repeatTimes = int(repeatTimes)
-        self.src0RepeatStride = int(src0RepeatStride)
-        self.src1RepeatStride = int(src1RepeatStride)
-
-    def __repr__(self) -> str:
-        return (f"GatherMaskParams({self.src0BlockStride}, {self.repeatTimes}, "
-                f"{self.src0RepeatStride}, {self.src1RepeatStride})")
+    _defaults = (1, 1, 8, 1)
 
 
 # built-in pattern value -> (lane period, selected lane): 7 selects every lane

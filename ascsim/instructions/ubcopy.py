@@ -41,7 +41,7 @@ from ..registry import (
     Work,
     register,
 )
-from .common import MAX_REPEAT_TIMES, as_count, core_of
+from .common import MAX_REPEAT_TIMES, RepeatParams, as_count, core_of
 from .elementwise import _check_strided_overlap, _fit_repeats, _run_row
 from .vmask import FULL, level0_mask, set_mask_bits, strided_extent, templated
 from .worklib import element_offset, enabled, shift, uview
@@ -53,22 +53,12 @@ COPY_DTYPES = (int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float)
 MAX_REPEAT_SIZE = 4095
 
 
-class CopyRepeatParams:
+class CopyRepeatParams(RepeatParams):
     """`CopyRepeatParams(dstStride, srcStride, dstRepeatSize, srcRepeatSize)`: uint16 each, in
     32-byte DataBlocks (block strides within a repeat; distances between repeat starts)."""
 
     __slots__ = ("dstStride", "srcStride", "dstRepeatSize", "srcRepeatSize")
-
-    def __init__(self, dstStride: int = 1, srcStride: int = 1, dstRepeatSize: int = 8,
-                 srcRepeatSize: int = 8) -> None:
-        self.dstStride = int(dstStride)
-        self.srcStride = int(srcStride)
-        self.dstRepeatSize = int(dstRepeatSize)
-        self.srcRepeatSize = int(srcRepeatSize)
-
-    def __repr__(self) -> str:
-        return (f"CopyRepeatParams({self.dstStride}, {self.srcStride}, {self.dstRepeatSize}, "
-                f"{self.srcRepeatSize})")
+    _defaults = (1, 1, 8, 8)
 
 
 # ---- work ------------------------------------------------------------------------------------
