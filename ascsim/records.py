@@ -15,7 +15,8 @@ executor can run, and their columns (`Columns`) its encoded form. Fields:
     REPEATS  256-byte vector repeats, or copy blocks (else 0)
     MODE     RoundMode (Cast), CMPMODE (Compare), SELMODE (Select), the flag index
              event * 8 + id (SetFlag, WaitFlag), the pipe (PipeBarrier), the buffer id in the
-             core's buffer table (queue calls); else 0
+             core's buffer table (queue calls); 1 for ShiftRight's roundEn=true, the
+             operand form of Power; else 0
     SCALAR   the scalar operand as the bits of its value in T, two's complement (else 0)
     NPARAM   how many parameters follow
     params   the call form's parameters: see the PARAM_* layouts below

@@ -71,7 +71,8 @@ class AccessPattern(Enum):
                      "every repeat in level 2) gives one result")
     REDUCE_RESULT = ("one result per reduction group: at the repeat stride (WholeReduce*, 8 per "
                      "repeat for BlockReduce*, E/2 for PairReduceSum) or dst[0..1] (level 2)")
-    REDUCE_SCRATCH = "a reduction's sharedTmpBuffer: intermediate results it writes"
+    REDUCE_SCRATCH = ("a reduction's (or Power's) sharedTmpBuffer: intermediate results it "
+                      "writes")
     DATA_DEPENDENT = ("bytes the call picks by data it reads (Gather's byte offsets): the whole "
                       "range of the tensor counts as read")
 

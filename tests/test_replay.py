@@ -479,6 +479,26 @@ PROFILES = {"default": None, "saturating": ("saturation", "true"),
             "first-element-dummy": ("dummy_fill", '"first_element"')}
 
 
+def zoo_power_shift(x: object, y: object, out: object) -> None:
+    """Power in its three operand forms (with sharedTmpBuffer and with the free UB as tmp),
+    float and half; ShiftRight with roundEn=true for every shift type (strides, a bit mask)."""
+    k = Kernel(x, y, out)
+    for dt in (f32, half):
+        A.Power(k.t(DST, dt), k.t(XA, dt), k.t(XB, dt), k.t(MASK, uint8_t), COUNT)
+        k.emit()
+        A.Power(k.t(DST, dt), k.t(XA, dt), SCALARS[dt], COUNT)
+        k.emit()
+        A.Power(k.t(DST, dt), SCALARS[dt], k.t(XB, dt), k.t(MASK, uint8_t), COUNT)
+        k.emit()
+    for dt in (int16_t, uint16_t, int32_t, uint32_t):
+        A.ShiftRight(k.t(DST, dt), k.t(XA, dt), 3, _masks(dt)[1], 2,
+                     UnaryRepeatParams(1, 2, 8, 16), True)
+        k.emit()
+
+
+KERNELS["power_shift"] = zoo_power_shift  # issue 11: Power, ShiftRight's roundEn
+
+
 def _inputs() -> tuple[np.ndarray, np.ndarray]:
     """Two 8 KB inputs: random bit patterns (every float class, in every dtype's view) and
     moderate values, so that comparisons, casts and arithmetic see both."""

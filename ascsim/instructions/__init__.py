@@ -26,3 +26,10 @@ from . import reduce  # noqa: E402
 for _name in reduce.KERNEL_SURFACE:
     globals()[_name] = getattr(reduce, _name)
     __all__.append(_name)
+
+# Power (issue 11, high-level math)
+from . import power  # noqa: E402
+
+for _name in power.KERNEL_SURFACE:
+    globals()[_name] = getattr(power, _name)
+    __all__.append(_name)

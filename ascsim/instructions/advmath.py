@@ -21,8 +21,8 @@ The library runs the chunks in Counter mode with isSetMask=false level-0 calls; 
 the equivalent count-form calls (same lanes, same bits). Afterwards the core is in Normal mode
 with a full mask (`SetMaskNorm(); ResetMask()`). Each call also leaves one record of its own
 (on the scalar pipe: the API's chunk bookkeeping; no memory: its sub-instructions carry the
-accesses). Not modelled: Power (its A2 composition is unknown; the profile names
-`power_impl = powf`), Sin, Cos.
+accesses). Power is in power.py (its A2 composition is unknown: one vector instruction of
+its own, profile option `power_impl = powf`). Not modelled: Sin, Cos.
 """
 
 from __future__ import annotations

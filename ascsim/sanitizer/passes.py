@@ -17,9 +17,10 @@ Taint: see shadow.py. Each record propagates it by its instruction's dataflow cl
 (registry.Dataflow): ELEMENTWISE from source element i to destination element i, BITWISE bit
 by bit, COMPARE into bit i, SELECT from mask bit i and the sources, FILL defines its
 destination, COPY byte by byte; the per-element work only runs when a source actually holds
-uninitialised bytes. Which access is which operand comes from the access patterns
-(registry.AccessPattern), which also decide how a strided access is walked: COPY_BLOCKS block
-by block, ELEMENTWISE in the repeat form DataBlock by DataBlock.
+uninitialised bytes. A written access of an ELEMENTWISE record after its dst (Power's tmp) is a
+scratch: no source, its bytes become defined. Which access is which operand comes from the
+access patterns (registry.AccessPattern), which also decide how a strided access is walked:
+COPY_BLOCKS block by block, ELEMENTWISE in the repeat form DataBlock by DataBlock.
 """
 
 from __future__ import annotations
@@ -370,6 +371,8 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
         bits = np.zeros(nb, np.uint8)
         orig = np.full(nb, -1, np.int64)
         for o in range(1, nacc):
+            if (af[a0 + o] & W_FLAG) != 0:
+                continue
             s = ast[a0 + o]
             for i in range(nb):
                 if 0 <= s + i < ub:
@@ -385,6 +388,8 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
     tflag = np.zeros(n, np.bool_)
     orig = np.full(n, -1, np.int64)
     for o in range(1, nacc):
+        if (af[a0 + o] & W_FLAG) != 0:  # a scratch the call writes (Power's tmp), no source
+            continue
         s = ast[a0 + o]
         ssz = (aen[a0 + o] - s) // n if n else size
         for i in range(n):
@@ -716,6 +721,11 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
     a0 = aoff[j]
     if c == C_ELEM or c == C_BITWISE or c == C_FILL:
         _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig)
+        for a in range(a0 + 1, aoff[j + 1]):  # a scratch written besides dst: defined bytes
+            if (af[a] & W_FLAG) != 0 and am[a] == 0:
+                s_, e_ = _ub_clip(ast[a], aen[a], ub)
+                if s_ < e_:
+                    t_clean(tsum, tb, torig, s_, e_)
     elif c == C_COMPARE:
         _taint_compare(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
     elif c == C_SELECT:

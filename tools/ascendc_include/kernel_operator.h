@@ -1009,6 +1009,29 @@ __aicore__ inline int64_t GetAccVal();
 // GetReduceMaxMinCount: read MAX_MIN_CNT (the last WholeReduceMax/Min's extreme and index)
 template <typename T>
 __aicore__ inline void GetReduceMaxMinCount(T &maxMinValue, T &maxMinIndex);
+// Power: high-level API: dst = src0 ** src1 per element as one fp32 powf (tensor or scalar base and
+//   exponent; the A2 composition is not public, profile power_impl = powf); clobbers its tmp
+template <typename T, bool isReuseSource = false>
+__aicore__ void Power(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor,
+                      const LocalTensor<T> &src1Tensor, const LocalTensor<uint8_t> &sharedTmpBuffer,
+                      const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Power(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor,
+                      const LocalTensor<T> &src1Tensor, const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Power(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor,
+                      const T &src1Scalar, const LocalTensor<uint8_t> &sharedTmpBuffer,
+                      const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Power(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor,
+                      const T &src1Scalar, const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Power(const LocalTensor<T> &dstTensor, const T &src0Scalar,
+                      const LocalTensor<T> &src1Tensor, const LocalTensor<uint8_t> &sharedTmpBuffer,
+                      const uint32_t calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Power(const LocalTensor<T> &dstTensor, const T &src0Scalar,
+                      const LocalTensor<T> &src1Tensor, const uint32_t calCount);
 // END ascsim-generated: free functions
 
 // ---- cores and tiling --------------------------------------------------------------------------
