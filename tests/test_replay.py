@@ -442,11 +442,6 @@ def zoo_clipped(x: object, y: object, out: object) -> None:
     A.DataCopyPad(tail, k.t(XA, f32), DataCopyExtParams(1, 160, 0, 0, 0))  # 80 bytes past out
 
 
-KERNELS: dict[str, Callable[..., None]] = {
-    "elementwise": zoo_elementwise, "convert": zoo_convert, "copy": zoo_copy,
-    "queue": zoo_queue, "atomic": zoo_atomic}
-KERNELS["next_vector"] = zoo_next_vector  # issue 11's next vector ops
-KERNELS["level0_convert"] = zoo_level0_convert  # issue 11's level-0 Cast/Compare/Select
 def zoo_reduce(x: object, y: object, out: object) -> None:
     """Every reduction form: per repeat (both masks, every ReduceOrder, strides) and level 2
     (count and mask forms, with and without calIndex)."""
@@ -474,11 +469,6 @@ def zoo_reduce(x: object, y: object, out: object) -> None:
         k.emit(DST2)
 
 
-KERNELS["reduce"] = zoo_reduce  # issue 11's reductions
-PROFILES = {"default": None, "saturating": ("saturation", "true"),
-            "first-element-dummy": ("dummy_fill", '"first_element"')}
-
-
 def zoo_power_shift(x: object, y: object, out: object) -> None:
     """Power in its three operand forms (with sharedTmpBuffer and with the free UB as tmp),
     float and half; ShiftRight with roundEn=true for every shift type (strides, a bit mask)."""
@@ -496,7 +486,12 @@ def zoo_power_shift(x: object, y: object, out: object) -> None:
         k.emit()
 
 
-KERNELS["power_shift"] = zoo_power_shift  # issue 11: Power, ShiftRight's roundEn
+KERNELS: dict[str, Callable[..., None]] = {
+    "elementwise": zoo_elementwise, "convert": zoo_convert, "copy": zoo_copy,
+    "queue": zoo_queue, "atomic": zoo_atomic, "level0_convert": zoo_level0_convert,
+    "next_vector": zoo_next_vector, "reduce": zoo_reduce, "power_shift": zoo_power_shift}
+PROFILES = {"default": None, "saturating": ("saturation", "true"),
+            "first-element-dummy": ("dummy_fill", '"first_element"')}
 
 
 def _inputs() -> tuple[np.ndarray, np.ndarray]:
