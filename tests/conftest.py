@@ -36,23 +36,24 @@ _FLOAT_BITS = {
 
 
 def run_ub(body: Callable[..., None], init: Iterable[tuple[int, np.ndarray]] = (),
-           profile: object = None,
-           gm: tuple[np.ndarray, ...] = ()) -> tuple[np.ndarray, ascsim.Run]:
-    """Run `body(ub, *gm_buffers)` on one core; `init` = (UB byte address, array) pairs written
-    first, `gm` up to three arrays passed as the kernel's GM arguments x, y, z. Returns (UB
-    bytes after, run)."""
+           profile: object = None, gm: tuple[np.ndarray, ...] = (),
+           pipe_bytes: int = UB_BYTES, sanitize: str = "off") -> tuple[np.ndarray, ascsim.Run]:
+    """Run `body(ub, *gm_buffers)` on one core; `ub` is a TBuf of the first `pipe_bytes` bytes
+    of UB (the rest is the free UB after the TPipe's buffers); `init` = (UB byte address,
+    array) pairs written first, `gm` up to three arrays passed as the kernel's GM arguments x,
+    y, z. Returns (UB bytes after, run)."""
 
     def kernel(x: object = None, y: object = None, z: object = None) -> None:
         pipe = TPipe()
         buf = TBuf[QuePosition.VECCALC]()
-        pipe.InitBuffer(buf, UB_BYTES)
+        pipe.InitBuffer(buf, pipe_bytes)
         core = current_core()
         for addr, arr in init:
             raw = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
             core.ub[addr:addr + raw.size] = raw
         body(buf.Get[uint8_t](), *(x, y, z)[:len(gm)])
 
-    run = ascsim.launch(kernel, 1, *gm, profile=profile)
+    run = ascsim.launch(kernel, 1, *gm, profile=profile, sanitize=sanitize)
     return run.cores[0].ub.copy(), run
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_same_bits
+from conftest import assert_same_bits, run_ub, tensor
 
 import ascsim
 import ascsim.ascendc as A
 from ascsim import records as rec
-from ascsim.ascendc import QuePosition, TBuf, TPipe, uint8_t
+from ascsim.ascendc import uint8_t
 from ascsim.core import current_core
 from ascsim.errors import OutOfRangeError, ParameterError
 from ascsim.registry import REGISTRY
@@ -60,24 +60,12 @@ def ref(name: str, x: np.ndarray) -> np.ndarray:
         return (_ln(x.astype(F32)) * c).astype(x.dtype)
 
 
-def launch(body, init, sanitize="off") -> ascsim.Run:
-    def kernel() -> None:
-        pipe = TPipe()
-        buf = TBuf[QuePosition.VECCALC]()
-        pipe.InitBuffer(buf, USED)
-        core = current_core()
-        for addr, arr in init:
-            raw = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-            core.ub[addr:addr + raw.size] = raw
-        body(buf.Get[uint8_t]())
-    return ascsim.launch(kernel, 1, sanitize=sanitize)
+def launch(body, init, sanitize: str = "off") -> ascsim.Run:
+    """Run `body(ub)` with the TPipe's buffers ending at USED (the free UB starts there)."""
+    return run_ub(body, init, pipe_bytes=USED, sanitize=sanitize)[1]
 
 
-def t(ub, addr, dt, n=None):
-    x = ub[addr].ReinterpretCast[dt]()
-    if n is not None:
-        x.SetSize(n)
-    return x
+t = tensor  # a LocalTensor<dt> at a UB byte address
 
 
 NAMES = ["Sigmoid", "Tanh", "Log", "Log2", "Log10"]

@@ -12,7 +12,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from conftest import assert_same_bits, custom_profile, gtensor
+from conftest import assert_same_bits, custom_profile, gtensor, run_ub, tensor
 
 import ascsim
 import ascsim.ascendc as A
@@ -105,23 +105,11 @@ def test_reference_rounding_by_hand() -> None:
 # ---- kernels -------------------------------------------------------------------------------
 
 def launch(body, init, sanitize: str = "off") -> ascsim.Run:
-    def kernel() -> None:
-        pipe = TPipe()
-        buf = TBuf[QuePosition.VECCALC]()
-        pipe.InitBuffer(buf, USED)
-        core = current_core()
-        for addr, arr in init:
-            raw = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-            core.ub[addr:addr + raw.size] = raw
-        body(buf.Get[uint8_t]())
-    return ascsim.launch(kernel, 1, sanitize=sanitize)
+    """Run `body(ub)` with the TPipe's buffers ending at USED (the free UB starts there)."""
+    return run_ub(body, init, pipe_bytes=USED, sanitize=sanitize)[1]
 
 
-def t(ub, addr, dt, n=None):
-    x = ub[addr].ReinterpretCast[dt]()
-    if n is not None:
-        x.SetSize(n)
-    return x
+t = tensor  # a LocalTensor<dt> at a UB byte address
 
 
 def run_power(dt, np_t, x, y, form: str, with_tmp: bool = True, tmp_bytes: int = 4096):
