@@ -27,9 +27,10 @@ import numpy as np
 
 from . import records
 from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
+from .coresched import CoreScheduler
 from .errors import ParameterError, SimulationError
 from .faults import CoreAborted, CoreChecker, Session
-from .instructions.crosscore import CoreScheduler
+from .instructions.crosscore import attach
 from .memory import GmBuffer
 from .profile import HardwareProfile, load_profile
 from .records import Record, decode
@@ -252,8 +253,10 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        CoreScheduler(cores, [c.block_idx for c in order], threads,
-                      partial(_run_core, kernel, args)).run()
+        scheduler = CoreScheduler(cores, [c.block_idx for c in order], threads,
+                                  partial(_run_core, kernel, args))
+        attach(cores, scheduler)
+        scheduler.run()
     finally:
         if gc_was_enabled:
             # What the run made lives as long as the run (records, tensors): hand it to the

@@ -43,7 +43,7 @@ LAYERS: tuple[frozenset[str], ...] = (
                "mirror"}),
     frozenset({"registry", "records", "findings", "faults", "workcall", "replay"}),
     frozenset({"memory", "sync", "pipe", "instructions", "debug", "tiling", "syncmode",
-               "ascendc"}),
+               "ascendc", "coresched"}),
     frozenset({"timing", "export", "sanitizer"}),
     frozenset({"runtime"}),
     frozenset({"host", "aclnn", "tuning", "operator", "sweep", "compare", "oprunner",
