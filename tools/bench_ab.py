@@ -8,7 +8,9 @@ B, `--rounds` times (A B, B A, A B, ...: alternating the order so that a trend i
 load does not favour one side), and prints every number the script printed as the median over
 rounds for A and for B and the ratio B/A. Lines are matched by their text with the numbers
 taken out, so the script's own table is the report's table. Machines are shared and noisy: a
-ratio within the spread of the rounds (shown as min..max) is no difference.
+ratio within the spread of the rounds (shown as min..max) is no difference; `--stat min`
+compares the fastest round of each side instead, for per-call costs on a machine whose speed
+drifts between runs (load only ever adds time).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def main() -> int:
     p.add_argument("b", type=Path, help="tree B (after)")
     p.add_argument("script", help="the benchmark, relative to each tree (tools/bench_calls.py)")
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--stat", choices=("median", "min"), default="median",
+                   help="how the rounds of one side combine: the median, or the minimum (for "
+                        "costs on a machine whose speed drifts: noise only adds time)")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     ns = p.parse_args(argv[:cut])
@@ -81,7 +86,9 @@ def main() -> int:
             order += [k for k in table if k not in order]
         print(f"round {i + 1}/{ns.rounds} done", file=sys.stderr)
     print(f"A = {trees['A']}\nB = {trees['B']}\n{ns.script} {' '.join(ns.args)}, "
-          f"{ns.rounds} rounds; each number: median A -> median B (B/A, min..max of B/A)")
+          f"{ns.rounds} rounds; each number: {ns.stat} A -> {ns.stat} B (B/A, min..max of B/A "
+          "per round)")
+    combine = statistics.median if ns.stat == "median" else min
     for key in order:
         rows = [t.get(key) for side in runs.values() for t in side]
         if any(r is None for r in rows):
@@ -95,7 +102,7 @@ def main() -> int:
             if len(set(a + b)) == 1:
                 continue  # a constant of the line (a size, a core count), not a measurement
             measured.add(k)
-            ma, mb = statistics.median(a), statistics.median(b)
+            ma, mb = combine(a), combine(b)
             ratios = [y / x for x, y in zip(a, b, strict=True) if x]
             spread = f"{min(ratios):.2f}..{max(ratios):.2f}" if ratios else "-"
             ratio = f"{mb / ma:.2f}" if ma else "-"
