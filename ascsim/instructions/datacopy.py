@@ -673,7 +673,9 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
         d = dst.addr
         if pad.isPad:
             core.pad_reg = bits  # MOV_PAD_VAL, as SetPadValue writes it
-        pad_bits = signed64(core.pad_reg)
+        pad_bits = core.pad_reg  # the row holds int64: only 64-bit patterns need the wrap
+        if pad_bits >> 63:
+            pad_bits = signed64(pad_bits)
         row = rec.pad_row(COPY_PAD.id, PIPE_MTE2, f.f_code, f.f_lasti, dt.code,
                           count * blen // dt.size, count, blen, spitch, dpitch, left, right,
                           padded, int(pad.isPad), pad_bits, W | strided, MEM_UB, d, d + span_d,
