@@ -134,10 +134,10 @@ def public_logit_grad(x, dy, dx, workspace, tiling):
     op.Process()
 
 
-def launch_public(x, dy, cores: int, key: int, sanitize: str):
+def launch_public(x, dy, cores: int, key: int, sanitize: str, eps: float = -1.0):
     import ascsim
     from kernels_py.logit_grad.op_kernel.logit_grad_tiling_data import LogitGradTilingData
-    til = LogitGradTilingData(elementNum=x.size, eps=-1.0, needCoreNum=cores)
+    til = LogitGradTilingData(elementNum=x.size, eps=eps, needCoreNum=cores)
     dx = np.empty_like(x)
     run = ascsim.launch(public_logit_grad, cores, x, dy, dx, None, tiling=til, tiling_key=key,
                         sanitize=sanitize, outputs=(2,))
