@@ -81,3 +81,39 @@ def test_console_script_entry_point() -> None:
     done = subprocess.run([sys.executable, "-m", "ascsim.cli", "profiles"], capture_output=True,
                           text=True, check=True)
     assert "Ascend910B2" in done.stdout and "Ascend910_93" in done.stdout
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "logit_grad", "--threads", "0"], "argument --threads: 0 is not a positive count"),
+    (["run", "logit_grad", "--threads", "-3"], "argument --threads: -3 is not a positive count"),
+    (["run", "logit_grad", "--threads", "abc"], "argument --threads: 'abc' is not an integer"),
+    (["profile", "logit_grad", "--window", "8,4"], "0 <= START < END"),
+    (["profile", "logit_grad", "--window", "8"], "takes START,END"),
+    (["profile", "logit_grad", "--cores", "3-1"], "'3-1' is not a range of core numbers"),
+    (["profile", "logit_grad", "--cores", "a"], "use core numbers and ranges"),
+])
+def test_a_bad_argument_is_one_line(argv: list[str], message: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and err.startswith(f"ascsim {argv[0]}: ")
+
+
+def test_a_zoom_outside_the_run_is_refused(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    png = str(tmp_path / "t.png")
+    base = ["profile", "logit_grad", "--shape", "100", "--timeline", png]
+    assert main([*base, "--cores", "0,99"]) == 2
+    assert capsys.readouterr().err == "ascsim profile: --cores 99: this run used cores 0..0\n"
+    assert main([*base, "--window", "1e6,2e6"]) == 2
+    assert "after the run ended" in capsys.readouterr().err
+    assert not Path(png).exists()
+
+
+def test_a_shape_too_big_for_memory_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "logit_grad", "--shape", "100000000000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ascsim run: --shape 100000000000: its random inputs need 745 GiB")
+    assert err.count("\n") == 1

@@ -29,8 +29,17 @@ from ._options import attach_operator
 __all__ = ["main", "build_parser"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument reported in one line (argparse prints the whole usage
+    first); every command's parser is one (add_subparsers makes them of the parent's class)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ascsim", description="A CPU simulator of AscendC vector kernels.")
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error")
@@ -114,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
             raise
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"ascsim {name}: {first}", file=sys.stderr)
+        return 2
+    except MemoryError as e:  # e.g. --shape 100000000000: numpy names the size it wanted
+        if debug:
+            raise
+        print(f"ascsim {name}: out of memory: {e or 'MemoryError'} (a smaller --shape?)",
+              file=sys.stderr)
         return 2
 
 

@@ -4,7 +4,9 @@ the timeline (Gantt picture, Chrome trace, PipeUtilization.csv, occupancy pictur
 from __future__ import annotations
 
 import argparse
+import math
 
+from ..errors import UsageError
 from .run import add_common, run_and_report
 
 
@@ -12,7 +14,10 @@ def _window(text: str) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError("--window takes START,END in microseconds") from None
+        raise argparse.ArgumentTypeError("takes START,END in microseconds") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
+        raise argparse.ArgumentTypeError(f"{text!r}: START,END must be finite with "
+                                         "0 <= START < END (microseconds)")
     return lo, hi
 
 
@@ -20,8 +25,26 @@ def _cores(text: str) -> list[int]:
     cores: list[int] = []
     for part in text.split(","):
         lo, _, hi = part.partition("-")
-        cores += list(range(int(lo), int(hi or lo) + 1))
+        try:
+            first, last = int(lo), int(hi or lo)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: use core numbers and ranges, "
+                                             "e.g. 0-3,8") from None
+        if first < 0 or last < first:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a range of core numbers")
+        cores += list(range(first, last + 1))
     return cores
+
+
+def _check_zoom(args: argparse.Namespace, block_dim: int, end_us: float) -> None:
+    """The Gantt zoom must show something of this run."""
+    if args.cores is not None:
+        missing = sorted(c for c in set(args.cores) if c >= block_dim)
+        if missing:
+            raise UsageError(f"--cores {missing[0]}: this run used cores 0..{block_dim - 1}")
+    if args.window is not None and args.window[0] >= end_us:
+        raise UsageError(f"--window starts at {args.window[0]:g} us, after the run ended "
+                         f"({end_us:.3f} us)")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -48,6 +71,8 @@ def main(args: argparse.Namespace) -> int:
     if run is None:
         return 0 if mismatch is None else 1
     timeline = run.timeline()
+    if args.timeline:
+        _check_zoom(args, run.block_dim, timeline.total_us)
     print()
     print(timeline.summary())
     if args.timeline:

@@ -4,14 +4,42 @@ summarise what the simulated cores did."""
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import time
 from typing import Any
 
 import numpy as np
 
 from ..compare import INF_DISTANCE, first_mismatch, ulp_distance
+from ..errors import UsageError
 from ..operator import Operator, parse_shape
 from ._options import add_operator_argument, option_values
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive count")
+    return value
+
+
+def _check_fits_in_memory(shape: tuple[int, ...]) -> None:
+    """Refuse a shape whose random draws alone (float64) outgrow the host's memory, before
+    numpy tries: an over-committing kernel would let the allocation pass and kill us later."""
+    need = math.prod(shape) * 8
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX host: let numpy decide
+        return
+    if need > have:
+        raise UsageError(f"--shape {','.join(map(str, shape))}: its random inputs need "
+                         f"{need / 2**30:.0f} GiB, more than this host's "
+                         f"{have / 2**30:.0f} GiB of memory")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
@@ -22,7 +50,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
                    help="float32 | float16 | bfloat16 (default: the op's first dtype)")
     p.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
     p.add_argument("--profile", default=None, help="hardware profile name or TOML file")
-    p.add_argument("--threads", type=int, default=1, help="host threads for the cores")
+    p.add_argument("--threads", type=positive_int, default=1,
+                   help="host threads for the cores (>= 1)")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -42,6 +71,7 @@ def prepare(args: argparse.Namespace) -> tuple[Operator, tuple[int, ...], np.dty
     """(operator, shape, dtype, inputs, options) for the command's arguments."""
     op: Operator = args.operator
     shape = parse_shape(args.shape)
+    _check_fits_in_memory(shape)
     dtype = op.dtype(args.dtype)
     inputs, options = op.prepare(shape, dtype, args.seed, option_values(args, op))
     return op, shape, dtype, inputs, options
