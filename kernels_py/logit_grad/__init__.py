@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ascsim import aclnn as _aclnn
+from ascsim.convenience import real_arg, tensor_arg
 
 from . import knobs  # noqa: F401  (tiling knobs for profiling sweeps)
 from .op_api.aclnn_logit_grad import aclnnLogitGrad, aclnnLogitGradGetWorkspaceSize
@@ -24,7 +25,13 @@ def logit_grad(x: Any, dy: Any, eps: float = -1.0, return_run: bool = False,
 
     `return_run=True` returns `(out, run)` where `run` is the kernel's ascsim Run (None for
     empty inputs, which launch nothing). `profile`, `sanitize` and `threads` choose the
-    simulated hardware, the sanitizer mode and the host threads for this call."""
+    simulated hardware, the sanitizer mode and the host threads for this call.
+
+    Bad arguments raise AclnnError with aclnn's code: 161001 for a None tensor, 161002 for a
+    tensor that is not a numpy array or torch CPU tensor (lists are refused) or an eps that is
+    not a real number."""
+    x, dy = tensor_arg(x, "x"), tensor_arg(dy, "dy")
+    eps = real_arg(eps, "eps")
     with _aclnn.device(profile, sanitize, threads):
         out = _aclnn.empty_like(x)
         size, executor = aclnnLogitGradGetWorkspaceSize(x, dy, eps, out)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ascsim import aclnn as _aclnn
-from ascsim.errors import ACLNN_ERR_PARAM_INVALID, AclnnError
+from ascsim.convenience import REDUCTIONS, reduction_arg, tensor_arg
 
 from . import knobs  # noqa: F401  (tiling knobs for profiling sweeps)
 from .direct import run_kernel, tiling_for
@@ -38,18 +38,6 @@ __all__ = ["aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize",
            "binary_cross_entropy_with_logits_backward", "run_kernel", "tiling_for",
            "REDUCTIONS"]
 
-REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
-
-
-def _reduction_code(reduction: str | int) -> int:
-    if isinstance(reduction, str):
-        code = REDUCTIONS.get(reduction.lower())
-        if code is None:
-            raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"reduction {reduction!r} should be "
-                             "'none', 'mean' or 'sum' (or 0, 1, 2)")
-        return code
-    return int(reduction)  # out-of-range ints are reported by the API's reduction check
-
 
 def binary_cross_entropy_with_logits_backward(
         grad_output: Any, self: Any, target: Any, weight: Any = None, pos_weight: Any = None,
@@ -57,17 +45,25 @@ def binary_cross_entropy_with_logits_backward(
         sanitize: str | None = None, threads: int | None = None) -> Any:
     """d loss / d self for `loss = binary_cross_entropy_with_logits(self, target, weight,
     pos_weight, reduction)` with upstream gradient `grad_output`: a new array of self's shape
-    and target's dtype (numpy in, numpy out; torch in, torch out; bf16 as ml_dtypes.bfloat16).
+    (numpy in, numpy out; torch in, torch out; bf16 as ml_dtypes.bfloat16).
+
+    Its dtype is target's, because the aclnn API requires out's dtype to equal target's; the
+    kernel computes in the type PyTorch's promotion of all the inputs gives, and the result is
+    then cast to target's dtype. (PyTorch's autograd gives self's dtype: with self float32 and
+    target float16, PyTorch returns float32 and ascsim float16; see the README.)
 
     `reduction` is "none" / "mean" / "sum" or the aclnn int 0 / 1 / 2. grad_output, weight and
     pos_weight may be any shape that broadcasts to self's (e.g. [1] for mean/sum). Mixed dtypes
-    are promoted as PyTorch does. `return_run=True` returns `(out, run)` (run is None for an
+    are promoted as described above. `return_run=True` returns `(out, run)` (run is None for an
     empty self, which launches nothing). `profile`, `sanitize` and `threads` choose the
     simulated hardware, the sanitizer mode and the host threads for this call."""
-    code = _reduction_code(reduction)
+    grad_output, self = tensor_arg(grad_output, "grad_output"), tensor_arg(self, "self")
+    target = tensor_arg(target, "target")
+    weight = tensor_arg(weight, "weight", optional=True)
+    pos_weight = tensor_arg(pos_weight, "pos_weight", optional=True)
+    code = reduction_arg(reduction)
     with _aclnn.device(profile, sanitize, threads):
-        # out has self's shape and target's dtype; a missing input is reported by the API
-        out = None if self is None or target is None else _aclnn.empty_like(self, target.dtype)
+        out = _aclnn.empty_like(self, target.dtype)  # self's shape, target's dtype
         size, executor = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
             grad_output, self, target, weight, pos_weight, code, out)
         aclnnBinaryCrossEntropyWithLogitsBackward(None, size, executor)
