@@ -117,9 +117,11 @@ class DType:
 
     def __call__(self, value: object) -> np.generic:
         """C-style conversion of a Python value to this type (floats round to nearest-even,
-        integers wrap modulo 2**bits like a C cast)."""
+        a finite value past the type's range becomes +-Inf as IEEE conversion gives, e.g.
+        Muls on half by 1e6 multiplies by +Inf; integers wrap modulo 2**bits like a C cast)."""
         if self.kind == "f":
-            return self.numpy.type(value)
+            with np.errstate(over="ignore"):
+                return self.numpy.type(value)
         bits = self.size * 8
         v = builtins.int(value) & ((1 << bits) - 1)
         if self.kind == "i" and v >= 1 << (bits - 1):

@@ -51,7 +51,14 @@ from .core import (
     dummy_byte,
 )
 from .dtypes import ALL_DTYPES, DType
-from .errors import AlignmentError, DeadlockError, OutOfRangeError, QueueStateError, SyncError
+from .errors import (
+    AlignmentError,
+    DeadlockError,
+    OutOfRangeError,
+    ParameterError,
+    QueueStateError,
+    SyncError,
+)
 from .faults import abort, fault
 from .memory import BufferInfo, LocalTensor
 from .registry import (
@@ -461,9 +468,15 @@ class _Bracket(dict):
     call, so that the brackets cost one C-level lookup (the call lands in `fn` directly, one
     frame below the kernel)."""
 
-    def __init__(self, fn) -> None:
+    def __init__(self, fn, name: str) -> None:
         super().__init__()
         self.fn = fn
+        self.name = name
+
+    def __call__(self, *args: object, **kwargs: object):
+        raise ParameterError(f"{self.name} needs its element type: C++ {self.name}<T>(...) is "
+                             f"written {self.name}[T](...) in ascsim, e.g. "
+                             f"{self.name}[float]()")
 
     def __missing__(self, dtype: DType):
         if self.fn is None:
@@ -488,8 +501,8 @@ class TQueBind(metaclass=_QueMeta):
         self.buffers: list[BufferInfo] = []
         self.core: CoreState | None = None
         self.name = type(self).__name__
-        self.AllocTensor = _Bracket(self._alloc)
-        self.DeQue = _Bracket(self._deque)
+        self.AllocTensor = _Bracket(self._alloc, "AllocTensor")
+        self.DeQue = _Bracket(self._deque, "DeQue")
         self.fifo: list[tuple[int, int]] = []  # (buffer index, enqueue event id)
         self.pipe_destroyed = False
 
@@ -709,8 +722,8 @@ class TBuf(metaclass=_BufMeta):
         self.position = position
         self.buffers: list[BufferInfo] = []
         self.core: CoreState | None = None
-        self.Get = _Bracket(self._get)
-        self.GetWithOffset = _Bracket(self._get_with_offset)
+        self.Get = _Bracket(self._get, "Get")
+        self.GetWithOffset = _Bracket(self._get_with_offset, "GetWithOffset")
         self.pipe_destroyed = False
 
     def _attach(self, core: CoreState, infos: list[BufferInfo], name: str, f=None) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 from . import records
 from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
 from .coresched import CoreScheduler
-from .errors import ParameterError, SimulationError
+from .errors import ParameterError, SimulationError, UsageError
 from .faults import CoreAborted, CoreChecker, Session
 from .instructions.crosscore import attach
 from .memory import GmBuffer
@@ -183,6 +183,29 @@ def _emit_logs(cores: list[CoreState]) -> None:
             _KERNEL_LOG.info(line)
 
 
+def _check_arity(kernel: Callable[..., Any], n_gm: int, has_tiling: bool) -> None:
+    """Say which kernel arguments a launch leaves out, in launch's terms (Python would say
+    "k() missing 1 required positional argument: 'tiling'")."""
+    try:
+        params = list(inspect.signature(kernel).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return
+    required = [p.name for p in params if p.default is p.empty]
+    given = n_gm + has_tiling
+    if given >= len(required):
+        return
+    # the tiling struct, when given, is the last argument: what is missing comes before it
+    missing = required[n_gm:len(required) - has_tiling]
+    hint = ("pass the tiling struct as tiling=..." if not has_tiling and missing[-1] == "tiling"
+            else "pass every GM address in order (None for an absent input or workspace)")
+    name = getattr(kernel, "__name__", "kernel")
+    raise UsageError(f"{name}({', '.join(p.name for p in params)}) takes {len(required)} "
+                     f"arguments and the launch gives {given}: {', '.join(missing)} missing; "
+                     f"{hint}")
+
+
 def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
            tiling: TilingData | None = None, tiling_key: int | None = None,
            profile: str | HardwareProfile | None = None, sanitize: str = "off",
@@ -223,6 +246,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         names = list(inspect.signature(kernel).parameters)
     except (TypeError, ValueError):
         names = []
+    _check_arity(kernel, len(gm_args), tiling is not None)
     gm = _wrap_gm(gm_args, names)
     args: list[Any] = list(gm)
     if tiling is not None:

@@ -322,6 +322,11 @@ class _TemplateArgs(dict):
     lookup; an integer-like argument that is not an int (a numpy integer) finds the same one."""
 
     accepts = ""  # the first half of the error for an argument outside the set
+    spelling = ""  # how the C++ call is written here, for a call without the brackets
+
+    def __call__(self, *args: object, **kwargs: object):
+        raise ParameterError(f"{self.spelling}: the template argument goes in brackets "
+                             "(C++ <...> is [...] in ascsim)")
 
     def __missing__(self, arg: object):
         call = None
@@ -341,7 +346,10 @@ class _FlagOp(_TemplateArgs):
     def __init__(self, op) -> None:
         super().__init__((int(e), _make_flag_op(op, int(e))) for e in HardEvent
                          if e != HardEvent.MAX)
-        self.accepts = ("SetFlag" if op is set_flag else "WaitFlag") + "[...] takes a HardEvent"
+        name = "SetFlag" if op is set_flag else "WaitFlag"
+        self.accepts = name + "[...] takes a HardEvent"
+        self.spelling = (f"C++ {name}<HardEvent::MTE2_V>(EVENT_ID0) is written "
+                         f"{name}[HardEvent.MTE2_V](EVENT_ID0)")
 
 
 SetFlag = _FlagOp(set_flag)
@@ -373,6 +381,7 @@ class _Barrier(_TemplateArgs):
     """`PipeBarrier[PIPE_V]()`."""
 
     accepts = "PipeBarrier[...] takes PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 or PIPE_ALL"
+    spelling = "C++ PipeBarrier<PIPE_V>() is written PipeBarrier[PIPE_V]()"
 
     def __init__(self) -> None:
         super().__init__((p, _pipe_barrier(p)) for p in (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3,
