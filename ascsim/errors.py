@@ -67,8 +67,9 @@ class SimulationError(AscsimError):
 
     kind = "simulation error"
 
-    def __init__(self, message: str, **context: object) -> None:
+    def __init__(self, message: str, check: str | None = None, **context: object) -> None:
         self.message = message
+        self.check = check or self.kind  # a narrower name than the kind, where one helps
         self.context: dict[str, object] = {k: v for k, v in context.items() if v is not None}
         super().__init__(message)
 
@@ -79,7 +80,7 @@ class SimulationError(AscsimError):
         return self
 
     def __str__(self) -> str:
-        lines = [f"{self.kind}: {self.message}"]
+        lines = [f"{self.check}: {self.message}"]
         lines += [f"    {k.replace('_', ' ')}: {v}" for k, v in self.context.items()]
         return "\n".join(lines)
 

@@ -95,7 +95,7 @@ class CoreChecker:
         for key in ("core", "kernels_py", "kernels_cpp"):
             ctx.pop(key, None)
         memory = where.pop("memory", None) or _memory_text(ctx.get("buffer"))
-        check = where.pop("check", None) or err.kind
+        check = where.pop("check", None) or err.check
         extra = [f"{k.replace('_', ' ')}: {v}" for k, v in ctx.items()]
         message = err.message + ("".join("\n" + e for e in extra) if extra else "")
         return Finding(kind=kind_of_error(err), severity=severity, check=check,

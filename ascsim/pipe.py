@@ -371,7 +371,8 @@ class TPipe:
                 f"InitBuffer({name}, {num}, {length}) needs UB [{self.cursor}, {end}) but UB "
                 f"has {ub} bytes: buffer size is {num * length}, exceeds the limit "
                 f"{ub - self.cursor} left after {len(self.buffers)} earlier buffer(s)",
-                core=core.block_idx), f, memory="UB", start=self.cursor, end=end)
+                check="UB capacity", core=core.block_idx), f, memory="UB", start=self.cursor,
+                end=end)
         infos = []
         since = len(core.records)
         for i in range(num):
@@ -654,7 +655,7 @@ class TQueBind(metaclass=_QueMeta):
         if not self.fifo:
             abort(self.core, QueueStateError(
                 f"DeQue on {self.name} without a matching EnQue: the queue is empty (on "
-                "hardware this call would hang)",
+                "hardware this call would hang)", check="DeQue on an empty queue",
                 core=self.core.block_idx if self.core else None), f)
         i, event_id = self.fifo.pop(0)
         code = f.f_code
@@ -677,10 +678,11 @@ class TQueBind(metaclass=_QueMeta):
         if self.state[i] == FREE_STATE:
             return fault(self.core, QueueStateError(
                 f"FreeTensor of {self.buffers[i].name}, which is already free (freed twice)",
-                core=self.core.block_idx), f)  # check mode: ignored
+                check="double FreeTensor", core=self.core.block_idx), f)  # check mode: ignored
         if self.state[i] == ENQUEUED:
             return fault(self.core, QueueStateError(
                 f"FreeTensor of {self.buffers[i].name} while it is enqueued (DeQue it first)",
+                check="FreeTensor while enqueued",
                 core=self.core.block_idx), f)  # check mode: ignored
         code = f.f_code
         self._record(FREE, i, code, f.f_lasti)

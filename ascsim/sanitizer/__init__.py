@@ -21,10 +21,14 @@ What is checked, and how exactly:
   (repeatTime, masks, dstBlkStride, DataCopy/DataCopyPad fields and paddings), a DataCopy or
   Compare count whose tail the hardware drops, partial src/dst overlap within a repeat and a dst
   repeat feeding a later src repeat (the documented Add/Sub/Mul/Max/Min src1 exception
-  allowed), queue state (DeQue without EnQue, FreeTensor twice or while enqueued, InitBuffer
-  over capacity, more than 4 tensors of one TQue outstanding - AllocTensor.md's limit read per
-  queue: the shipped SCE holds five VECIN queues allocated at once, as the public kernel does).
-  Offline: use of a queue buffer after FreeTensor (or before AllocTensor), and the library's
+  allowed), queue state (each named: "DeQue on an empty queue", "double FreeTensor",
+  "FreeTensor while enqueued", "UB capacity" for InitBuffer past the UB, more than 4 tensors of
+  one TQue outstanding - AllocTensor.md's limit read per queue: the shipped SCE holds five VECIN
+  queues allocated at once, as the public kernel does).
+  Offline: use of a queue buffer after FreeTensor (or before AllocTensor), tensors still
+  EnQue'd or still allocated when a core ends (WARNING, at the EnQue / AllocTensor; npuchk's
+  leak check, which also sees the leak a kernel with fewer tiles than its queue depth never
+  runs into), and the library's
   temp write (Select on A2) landing in a user buffer placed over [tmp_ub_offset, ub_bytes).
   A user buffer over the reserved area that no library call writes is harmless on A2 and not
   reported (the shipped SCE's heavy-case tiling does that, like the public one).

@@ -21,6 +21,7 @@ from ..errors import (
 )
 from ..faults import Session
 from ..findings import ERROR, WARNING, Finding, FindingAccess
+from ..pipe import ALLOCATED, DEQUEUED
 from ..registry import REGISTRY
 from ..sync import EVENT_PIPES, flag_name
 from . import passes as ps
@@ -203,14 +204,30 @@ def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Findi
 
 def _queue_end_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
     """Tensors a queue still holds when the kernel ends: EnQue'd and never DeQue'd, so the
-    consumer never saw them (and their flag is left set)."""
+    consumer never saw them (and their flag is left set); allocated (or DeQue'd) and never
+    freed, reported at their AllocTensor (npuchk's leak check)."""
     if core.sanitizer is not None and core.sanitizer.aborted:
         return []
     out: list[Finding] = []
     last_enque: dict[int, int] = {}  # buffer id -> its last EnQue record
     for i in np.flatnonzero(enc.cls == ps.C_QENQUE).tolist():
         last_enque[int(enc.par[i])] = i
+    last_alloc: dict[int, int] = {}  # buffer id -> its last AllocTensor record
+    for i in np.flatnonzero(enc.cls == ps.C_QALLOC).tolist():
+        last_alloc[int(enc.par[i])] = i
     for que in core.queues:
+        for index, state in enumerate(que.state):
+            b = que.buffers[index]
+            i = last_alloc.get(b.id)
+            if state not in (ALLOCATED, DEQUEUED) or i is None:
+                continue
+            then = ", EnQue'd and DeQue'd" if state == DEQUEUED else ""
+            msg = (f"{b.name} was allocated{then} and never freed: the kernel ended with the "
+                   "tensor still allocated (FreeTensor it when its last reader is done)")
+            out.append(_finding(pos, i, kind="memcheck", severity=WARNING,
+                                check="AllocTensor without FreeTensor", message=msg,
+                                memory=f"UB ({b.name})", start=b.start, end=b.end,
+                                error=QueueStateError))
         for index, _event_id in que.fifo:
             b = que.buffers[index]
             i = last_enque.get(b.id)

@@ -7,7 +7,7 @@ from ascsim.ascendc import *
 
 from ._corpus import Expect, f32, gm, launch
 
-EXPECT = [Expect("memcheck", "queue state")]
+EXPECT = [Expect("memcheck", "DeQue on an empty queue")]
 STRICT = "QueueStateError"
 
 

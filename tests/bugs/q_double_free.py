@@ -5,7 +5,7 @@ from ascsim.ascendc import *
 
 from ._corpus import Expect, launch
 
-EXPECT = [Expect("memcheck", "queue state")]
+EXPECT = [Expect("memcheck", "double FreeTensor")]
 STRICT = "QueueStateError"
 
 

@@ -6,7 +6,7 @@ from ascsim.ascendc import *
 
 from ._corpus import Expect, launch
 
-EXPECT = [Expect("memcheck", "queue state", tag="init"),
+EXPECT = [Expect("memcheck", "UB capacity", tag="init"),
           Expect("memcheck", "out of range", tag="use")]
 STRICT = "QueueStateError"
 
