@@ -66,6 +66,7 @@ class Finding:
     other: FindingAccess | None = None
     kernel: str = ""
     error: type[SimulationError] = field(default=SimulationError, repr=False, compare=False)
+    follows: str = ""  # a follow-on: the earlier finding that caused it ("" for a root cause)
 
     @property
     def serialNo(self) -> int | None:  # noqa: N802 - msSanitizer's name
@@ -122,6 +123,8 @@ class Finding:
                 lines.append(f"======       mirrors {self.other.cpp}")
         for text in self.message.splitlines():
             lines.append(f"======    {text}")
+        if self.follows:
+            lines.append(f"======    follow-on of {self.follows}: fix that first")
         return "\n".join(lines)
 
     def to_error(self) -> SimulationError:

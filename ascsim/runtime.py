@@ -38,7 +38,7 @@ from .registry import REGISTRY
 from .sanitizer import trace as _trace
 from .sanitizer.crosscore import order_findings
 from .sanitizer.offline import analyse_run
-from .sanitizer.report import format_report, sort_key
+from .sanitizer.report import format_report, root_causes_first
 from .source import cpp_position, short_path
 from .sync import finish_core
 from .syncmode import sync_mode_of
@@ -343,7 +343,7 @@ def _sanitize(run: Run, session: Session, rerun: Callable[[], list[Any]] | None 
     findings += analyse_run(run, session)
     if rerun is not None and session.mode == "check" and run.block_dim > 1:
         findings += order_findings(run, rerun)
-    findings.sort(key=sort_key)
+    findings = root_causes_first(findings)
     run.findings = findings
     if session.mode == "strict":
         errors = [f for f in findings if f.severity == "ERROR"]

@@ -40,6 +40,7 @@ from .registry import (
     Signature,
     register,
 )
+from .source import describe_position
 
 __all__ = ["HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t",
            "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
@@ -213,14 +214,68 @@ def _do_set(core: CoreState, flag: int, dst: int, rec: int = -1) -> None:
         core.flags[flag] = 1
 
 
+def _pending_set(core: CoreState, flag: int) -> tuple[int, int] | None:
+    """(pipe, record) of a SetFlag of `flag` that was issued but sits in a stalled pipe's
+    backlog, or None."""
+    for pipe in range(4):
+        for fn, args in core.backlog[pipe]:
+            if fn is _do_set and args[1] == flag:
+                return pipe, args[3]
+    return None
+
+
+def _last_wait(core: CoreState, pipe: int, flag: int) -> int | None:
+    """The record of the WaitFlag `pipe` is stalled on."""
+    records = core.records
+    return next((i for i in range(len(records) - 1, -1, -1)
+                 if records[i][rec.OP] == WAIT.id and records[i][rec.PIPE] == pipe
+                 and records[i][rec.MODE] == flag), None)
+
+
+def _line(core: CoreState, serial: int | None) -> str:
+    if serial is None:
+        return "?"
+    row = core.records[serial]
+    return describe_position(row[rec.CODE], row[rec.LASTI])[0]
+
+
+def stall_chain(core: CoreState, pipe: int, flag: int) -> tuple[list[str], int, int]:
+    """Why `pipe`'s wait for `flag` never ends, link by link: a SetFlag issued but held behind
+    another pipe's wait, and so on to the first stalled wait, whose SetFlag was never issued.
+    Returns (the links as text, that root pipe, its flag)."""
+    links: list[str] = []
+    seen = {pipe}
+    while True:
+        pending = _pending_set(core, flag)
+        if pending is None or pending[0] in seen:
+            return links, pipe, flag
+        held_on, set_serial = pending
+        nxt = core.waiting[held_on]
+        links.append(f"its SetFlag<{flag_name(flag)}> ({_line(core, set_serial)}) was issued "
+                     f"but is held on PIPE_{PIPE_NAMES[held_on]} behind WaitFlag<"
+                     f"{flag_name(nxt)}> ({_line(core, _last_wait(core, held_on, nxt))})")
+        seen.add(held_on)
+        pipe, flag = held_on, nxt
+
+
+def _chain_text(links: list[str], root_flag: int) -> str:
+    tail = f"and no SetFlag<{flag_name(root_flag)}> was ever issued"
+    return "; ".join([*links, tail])
+
+
 def _do_wait(core: CoreState, flag: int, dst: int) -> None:
     if core.flags[flag]:
         core.flags[flag] = 0
     elif dst == PIPE_S:
-        abort(core, DeadlockError(f"the scalar pipe waits for {flag_name(flag)}, which no "
-                                  "issued instruction sets: the scalar unit stops issuing, so "
-                                  "nothing can", core=core.block_idx),
-              serial=len(core.records) - 1)
+        links, root, root_flag = stall_chain(core, dst, flag)
+        if links:
+            text = (f"the scalar pipe waits for {flag_name(flag)}: {_chain_text(links, root_flag)}"
+                    f"; the first stalled wait is PIPE_{PIPE_NAMES[root]}'s at "
+                    f"{_line(core, _last_wait(core, root, root_flag))}")
+        else:
+            text = (f"the scalar pipe waits for {flag_name(flag)}, which no issued instruction "
+                    "sets: the scalar unit stops issuing, so nothing can")
+        abort(core, DeadlockError(text, core=core.block_idx), serial=len(core.records) - 1)
     else:
         core.waiting[dst] = flag
         core.stalled |= 1 << dst
@@ -401,12 +456,21 @@ def finish_core(core: CoreState) -> None:
             f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(core.waiting[p])} "
             f"({len(core.backlog[p])} instruction(s) behind it)" for p in stuck),
             core=core.block_idx)
-    for p in stuck:
+    # the first stalled wait of each chain first: it is the one to fix
+    chains = {p: stall_chain(core, p, core.waiting[p]) for p in stuck}
+    for p in sorted(stuck, key=lambda q: len(chains[q][0])):
         flag = core.waiting[p]
-        serial = next((i for i in range(len(core.records) - 1, -1, -1)
-                       if core.records[i][rec.OP] == WAIT.id and core.records[i][rec.PIPE] == p
-                       and core.records[i][rec.MODE] == flag), None)
-        fault(core, DeadlockError(
-            f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(flag)} until the kernel ends: no "
-            f"SetFlag sets it ({len(core.backlog[p])} instruction(s) behind it never run)",
-            core=core.block_idx), serial=serial)
+        links, root, root_flag = chains[p]
+        behind = f"{len(core.backlog[p])} instruction(s) behind it never run"
+        follows = ""
+        if links:
+            first = _line(core, _last_wait(core, root, root_flag))
+            follows = f"the deadlock at {first}"
+            text = (f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(flag)} until the kernel ends: "
+                    f"{_chain_text(links, root_flag)} ({behind}); fix the first stalled wait, "
+                    f"PIPE_{PIPE_NAMES[root]}'s at {first}")
+        else:
+            text = (f"PIPE_{PIPE_NAMES[p]} waits for {flag_name(flag)} until the kernel ends: "
+                    f"no SetFlag<{flag_name(flag)}> was ever issued ({behind})")
+        fault(core, DeadlockError(text, core=core.block_idx), serial=_last_wait(core, p, flag),
+              follows=follows)

@@ -486,3 +486,23 @@ def test_cpp_header_accepts_the_debug_calls(tmp_path):
     proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-x", "c++", f"-I{include}",
                            str(src)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_first_finding_is_the_one_to_fix() -> None:
+    """Root causes first, follow-ons after them, each naming its cause (sanitizer/report.py)."""
+    import bugs.mcore_overlap as overlap
+    import bugs.q_initbuffer_capacity as capacity
+    import bugs.sc_deadlock_chain as chain
+    found = chain.run("check").findings
+    assert [(f.check, f.follows != "") for f in found] == [
+        ("deadlock", False), ("deadlock", True), ("unpaired SetFlag", True)]
+    root = found[0].py
+    assert root.endswith(":24") and all(f.follows == f"the deadlock at {root}" for f in found[1:])
+    assert "was issued but is held on PIPE_V behind WaitFlag<MTE2_V id 1>" in found[1].message
+    found = capacity.run("check").findings
+    assert [f.check for f in found] == ["UB capacity", "out of range"]
+    assert found[1].follows.startswith("the UB capacity at ")
+    found = overlap.run("check").findings
+    assert found[-1].check == "output not covered" and found[-1].follows
+    assert not any(f.follows for f in found[:-1])
+    assert "follow-on of the multi-core write overlap" in overlap.run("check").report()

@@ -1,20 +1,66 @@
-"""The sanitizer report: findings grouped by (severity, kind, check, kernel line), the first of
-each group in full with a count of the others, then msSanitizer's summary line."""
+"""The sanitizer report: root causes first, then their follow-ons; findings grouped by
+(severity, kind, check, kernel line), the first of each group in full with a count of the
+others, then msSanitizer's summary line.
+
+A follow-on is a finding an earlier one explains, so that the first finding printed is the one
+to fix: output bytes not covered when some core faulted; a deadlock on a core after another
+error (a core that stopped never sets its flags or reaches SyncAll); a deadlock whose SetFlag
+is held behind another stalled wait (marked where it is found: sync.stall_chain); the
+warnings of a core that deadlocked (flags left set, tensors left in queues); accesses past the
+UB after an InitBuffer past it.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 from ..findings import ERROR, WARNING, Finding
 
-__all__ = ["format_report", "summary_line", "sort_key"]
+__all__ = ["format_report", "summary_line", "sort_key", "root_causes_first"]
 
 _SEVERITY_ORDER = {ERROR: 0, WARNING: 1}
+_LEFT_BEHIND = ("unpaired SetFlag", "double SetFlag", "EnQue without DeQue",
+                "AllocTensor without FreeTensor", "redundant sync")
 
 
 def sort_key(f: Finding) -> tuple:
-    return (-1 if f.core is None else f.core, -1 if f.serial is None else f.serial,
-            _SEVERITY_ORDER.get(f.severity, 2), f.kind, f.check)
+    return (1 if f.follows else 0, _SEVERITY_ORDER.get(f.severity, 2),
+            -1 if f.core is None else f.core, -1 if f.serial is None else f.serial)
+
+
+def _name(f: Finding) -> str:
+    return f"the {f.check} at {f.py}" if f.py else f"the {f.check}"
+
+
+def _cause(f: Finding, roots: list[Finding]) -> Finding | None:
+    """The root finding `f` follows from, or None when `f` is a root cause itself."""
+    same_core = [r for r in roots if r.core == f.core and r is not f]
+    if f.check == "output not covered":
+        return next((r for r in roots if r.severity == ERROR and r.check != f.check), None)
+    if f.check == "deadlock":
+        return next((r for r in roots if r.severity == ERROR and r.check != "deadlock"
+                     and (r.core != f.core or (r.serial or 0) <= (f.serial or 0))), None)
+    if f.check in _LEFT_BEHIND:
+        return next((r for r in same_core if r.check == "deadlock"), None)
+    if f.check == "out of range":
+        return next((r for r in same_core if r.check == "UB capacity"
+                     and (r.serial or 0) <= (f.serial or 0)), None)
+    return None
+
+
+def root_causes_first(findings: list[Finding]) -> list[Finding]:
+    """`findings` in the order to fix them: root causes by (severity, core, serialNo), then
+    the follow-ons, each marked with the finding it follows from. The sort is stable, so findings
+    of one instruction keep the order the checks found them in."""
+    ordered = sorted(findings, key=sort_key)
+    roots = [f for f in ordered if not f.follows]
+    marked = []
+    for f in ordered:
+        cause = None if f.follows else _cause(f, roots)
+        marked.append(dataclasses.replace(f, follows=_name(cause)) if cause else f)
+    # a root that turned out to be a follow-on cannot explain others: one pass settles it
+    return sorted(marked, key=sort_key)
 
 
 def summary_line(findings: list[Finding], kernel: str = "") -> str:
@@ -32,8 +78,7 @@ def format_report(findings: list[Finding], kernel: str = "") -> str:
     groups: dict[tuple, list[Finding]] = {}
     for f in sorted(findings, key=sort_key):
         groups.setdefault(f.group_key(), []).append(f)
-    ordered = sorted(groups.values(), key=lambda g: (_SEVERITY_ORDER.get(g[0].severity, 2),
-                                                      sort_key(g[0])))
+    ordered = sorted(groups.values(), key=lambda g: sort_key(g[0]))
     parts: list[str] = []
     for group in ordered:
         text = group[0].format()
