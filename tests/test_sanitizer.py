@@ -506,3 +506,13 @@ def test_the_first_finding_is_the_one_to_fix() -> None:
     assert found[-1].check == "output not covered" and found[-1].follows
     assert not any(f.follows for f in found[:-1])
     assert "follow-on of the multi-core write overlap" in overlap.run("check").report()
+
+
+def test_a_short_copy_is_named_as_the_likely_cause() -> None:
+    import bugs.ic_blocklen_elements as slip
+    (f,) = slip.run("check").findings
+    copy_line = next(i for i, t in enumerate(open(slip.__file__).read().splitlines(), 1)
+                     if t.strip().startswith("DataCopyPad(t, xGm"))
+    assert f"likely cause: DataCopyPad at tests/bugs/ic_blocklen_elements.py:{copy_line} " \
+           "wrote only UB [0, 256) (256 bytes) of the [0, 1024) that Muls reads" in f.message
+    assert "256 elements are 1024 bytes" in f.message

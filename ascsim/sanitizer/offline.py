@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import records
 from ..core import PIPE_MTE3, PIPE_NAMES, CoreState
+from ..dtypes import BY_CODE
 from ..errors import (
     MultiCoreError,
     OutOfRangeError,
@@ -96,6 +97,33 @@ def _pass(core: CoreState, enc: Encoded, session: Session
     return ev[:evn[0]], int(evn[1]), executed.astype(np.bool_)
 
 
+def _short_copy_hint(core: CoreState, pos: _Positions, reader: int) -> str:
+    """The copy that most likely left the uninitialised bytes: the last copy before the first
+    reader that wrote the start of a UB range the reader reads, but stopped short of its end
+    (typically DataCopyExtParams.blockLen given in elements where it counts bytes)."""
+    row = core.records[reader]
+    reads = [(a[2], a[3]) for a in records.accesses_of(row) if a[1] == 0 and not a[0] & 1]
+    for i in range(reader - 1, -1, -1):
+        r = core.records[i]
+        if REGISTRY[r[records.OP]].family != "copy":
+            continue
+        for flags, mem, a, b in records.accesses_of(r):
+            hit = next(((r0, r1) for r0, r1 in reads if mem == 0 and flags & 1
+                        and a <= r0 < b < r1), None)
+            if hit is None:
+                continue
+            name, _, py, _ = pos(i)
+            reader_name = pos(reader)[0]
+            hint = (f"; likely cause: {name} at {py} wrote only UB [{a}, {b}) ({b - a} bytes) "
+                    f"of the [{hit[0]}, {hit[1]}) that {reader_name} reads")
+            size = BY_CODE[row[records.DTYPE]].size if row[records.DTYPE] in BY_CODE else 1
+            if size > 1 and (b - a) * size == hit[1] - hit[0]:
+                hint += (f": copy lengths count bytes (DataCopyExtParams.blockLen) or 32-byte "
+                         f"blocks, not elements - {b - a} elements are {(b - a) * size} bytes")
+            return hint
+    return ""
+
+
 def _event_findings(core: CoreState, enc: Encoded, ev: np.ndarray, dropped: int,
                     session: Session, pos: _Positions) -> list[Finding]:
     out: list[Finding] = []
@@ -131,7 +159,8 @@ def _event_findings(core: CoreState, enc: Encoded, ev: np.ndarray, dropped: int,
                 other_acc = pos.access(other, False)
             msg = (f"uninitialised data reaches {memory} bytes [{lo}, {hi}): UB bytes [{x}, {y}) "
                    "hold bytes never written since their buffer was allocated (or the dummy "
-                   f"bytes of a DataCopyPad){first}")
+                   f"bytes of a DataCopyPad){first}"
+                   + (_short_copy_hint(core, pos, other) if other >= 0 else ""))
             out.append(_finding(pos, rec, kind="initcheck", severity=ERROR,
                                 check="uninitialised value reaches GM", message=msg,
                                 memory=memory, start=lo, end=hi, write=True, other=other_acc,
