@@ -98,11 +98,17 @@ class SweepTable:
         ax2.set_ylabel("pipe busy ratio (mean over cores)")
         handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
         ax.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="lower left",
-                  bbox_to_anchor=(0.0, 1.01), ncol=5, frameon=False)
-        fig.suptitle(f"{self.op} {list(self.shape)} {self.dtype}: tiling sweep "
-                     "(hatched = the op's default)", fontsize=10)
+                  bbox_to_anchor=(0.0, 1.01), ncol=3, frameon=False)
+        if any(r.get("default") for r in rows):
+            note = "hatched = the op's default"
+        else:
+            note = "the op's default, " + ", ".join(
+                f"{k}={v}" for k, v in self.defaults.items()) + ", was not swept"
+        fig.suptitle(f"{self.op} {list(self.shape)} {self.dtype}: tiling sweep ({note})",
+                     fontsize=10)
         fig.tight_layout()
-        fig.savefig(path, dpi=130)
+        # the legend sits above the axes, outside what tight_layout makes room for
+        fig.savefig(path, dpi=130, bbox_inches="tight", pad_inches=0.15)
         return Path(path)
 
     def __str__(self) -> str:

@@ -233,3 +233,16 @@ def test_readme_shows_the_example_file() -> None:
     end = readme.index("```\n<!-- /silu-grad-example -->", start)
     assert readme[start:end] == EXAMPLE.read_text(), \
         "README's 'Write your own operator' must show tools/examples/silu_grad.py verbatim"
+
+
+@pytest.mark.parametrize("weights", [(), ("weight",), ("pos_weight",), ("weight", "pos_weight")])
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+def test_sce_direct_runs_are_checked_against_their_variant(weights, reduction) -> None:
+    """`--direct` launches the variant for exactly the weights given; the model it is checked
+    against must be that variant's op order, not the aclnn path's (both weights, ones)."""
+    op = oprunner.load_operator("sigmoid_cross_entropy_with_logits_grad_v2")
+    options = {"reduction": reduction, "direct": True, **{w: True for w in weights}}
+    inputs, options = op.prepare((4, 300), "float32", 3, options)
+    out, _ = op.run(inputs, options)
+    assert out.dtype == np.float32
+    assert np.array_equal(out.view(np.uint32), op.model(inputs, options).view(np.uint32))

@@ -119,3 +119,14 @@ def test_sce_knob_limits_are_reported() -> None:
     with pytest.raises(ParameterError, match="buffer_num=2"):
         with tiling_overrides(buffer_num=2):
             run_kernel(x, x, x, x, x)  # both weights: 5 input queues x 2 > 8 event ids
+
+
+def test_a_sweep_without_the_default_says_what_the_default_is(
+        tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ascsim.cli import main
+    png = tmp_path / "s.png"
+    assert main(["sweep", "logit_grad", "--shape", "20000", "--set", "cores=1",
+                 "--workers", "1", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "default: cores=3 (the op's own choice is not among the values swept" in out
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -77,6 +77,10 @@ def main(args: argparse.Namespace) -> int:
                   options=option_values(args, op), seed=args.seed, workers=args.workers,
                   progress=_progress_bar())
     print(table)
+    if table.defaults and not any(r.get("default") for r in table.rows):
+        chosen = ", ".join(f"{k}={v}" for k, v in table.defaults.items())
+        print(f"default: {chosen} (the op's own choice is not among the values swept; add it "
+              "to compare)")
     best = table.best()
     if best is not None:
         print("fastest: " + ", ".join(f"{k}={best[k]}" for k in table.keys) +

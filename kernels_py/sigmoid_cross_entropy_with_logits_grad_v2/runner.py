@@ -12,7 +12,7 @@ import ascsim
 
 from . import binary_cross_entropy_with_logits_backward, run_kernel, tiling_for
 from .knobs import KNOBS, OP_TYPE
-from .reference import numpy_model
+from .reference import direct_model, numpy_model
 
 
 def make_inputs(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator,
@@ -39,6 +39,9 @@ def run(inputs: dict[str, np.ndarray | None], options: dict[str, Any], **device:
 
 
 def model(inputs: dict[str, np.ndarray | None], options: dict[str, Any]) -> np.ndarray:
+    if options["direct"]:  # the variant for exactly the weights given, in its own op order
+        return direct_model(inputs["self"], inputs["target"], inputs["grad_output"],
+                            inputs["weight"], inputs["pos_weight"], options["reduction"])
     return numpy_model(inputs["grad_output"], inputs["self"], inputs["target"], inputs["weight"],
                        inputs["pos_weight"], options["reduction"])
 
