@@ -12,6 +12,7 @@ it has findings, INFO when clean).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
 import logging
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import records
+from . import progress, records
 from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
 from .coresched import CoreScheduler
 from .errors import ParameterError, SimulationError, UsageError
@@ -154,6 +155,14 @@ def _run_core(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> N
         core.owned.clear()
 
 
+def _run_core_ticking(run_core: Callable[[CoreState], None], tick: Callable[[], None],
+                      core: CoreState) -> None:
+    try:
+        run_core(core)
+    finally:
+        tick()
+
+
 def _run_kernel(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> None:
     try:
         kernel(*args)
@@ -277,10 +286,14 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        scheduler = CoreScheduler(cores, [c.block_idx for c in order], threads,
-                                  partial(_run_core, kernel, args))
-        attach(cores, scheduler)
-        scheduler.run()
+        run_core = partial(_run_core, kernel, args)
+        with contextlib.ExitStack() as stack:
+            if block_dim > 1 and progress.is_enabled():  # a bar once the launch takes 1 s
+                tick = stack.enter_context(progress.tick_bar(block_dim, name, " cores"))
+                run_core = partial(_run_core_ticking, run_core, tick)
+            scheduler = CoreScheduler(cores, [c.block_idx for c in order], threads, run_core)
+            attach(cores, scheduler)
+            scheduler.run()
     finally:
         if gc_was_enabled:
             # What the run made lives as long as the run (records, tensors): hand it to the

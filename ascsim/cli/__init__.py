@@ -23,6 +23,7 @@ import signal
 import sys
 from collections.abc import Iterator
 
+from .. import progress
 from ..errors import AscsimError, SimulationError
 from ._options import attach_operator
 
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "_main", None):
             parser.print_help()
             return 2
-        with _log_to_stdout():
+        with _log_to_stdout(), progress.enabled():
             return int(args._main(args) or 0)
     except SimulationError as e:
         if debug:

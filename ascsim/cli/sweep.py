@@ -1,12 +1,12 @@
 """`ascsim sweep <op> --set knob=v1,v2 ...`: a tiling sweep on the timing model, with a progress
-bar on stderr when the output is a terminal."""
+bar on stderr when it is a terminal."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
+from .. import progress
 from ..errors import UsageError
 from ..operator import Operator
 from ..sweep import Progress, sweep
@@ -48,19 +48,16 @@ def _grid(op: Operator, settings: list[str]) -> dict[str, list[Any]]:
 
 
 def _progress_bar() -> Progress | None:
-    """A bar redrawn on stderr, only when a person is watching (stdout and stderr are
-    terminals)."""
-    if not (sys.stdout.isatty() and sys.stderr.isatty()):
+    """A bar on stderr while a person is watching (progress.bar is quiet otherwise)."""
+    if not progress.is_enabled():
         return None
+    shown = progress.bar(None, "sweep", " combinations", delay=0.0)
 
     def draw(done: int, total: int, seconds: float) -> None:
-        width = 30
-        filled = width * done // total
-        eta = seconds / done * (total - done)
-        end = "\n" if done == total else ""
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                         f"combinations, {seconds:.0f} s, about {eta:.0f} s left {end}")
-        sys.stderr.flush()
+        shown.total = total
+        shown.update(done - shown.n)
+        if done == total:
+            shown.close()
     return draw
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import ascsim
+from ascsim import progress
 from ascsim.profile import HardwareProfile, load_profile
 from ascsim.timing import Timeline
 
@@ -80,6 +81,18 @@ def _fmt(value: float | None, ratio: bool) -> str:
     return f"{value:.1%}" if ratio else f"{value:.1f}"
 
 
+def _run_one(bn: int, args: argparse.Namespace, profile) -> tuple[dict, str, float]:
+    """One BUFFER_NUM: its model numbers (and the pictures and traces asked for)."""
+    run, tl = run_sample(bn, args.tiles_per_core, profile)
+    if args.out:
+        stem = args.out / f"buffer_num_{bn}"
+        tl.write_trace(f"{stem}_trace.json")
+        tl.plot_gantt(f"{stem}_gantt.png", cores=range(2))
+        tl.plot_occupancy(f"{stem}_occupancy.png")
+        tl.write_pipe_utilization(f"{stem}_PipeUtilization.csv")
+    return model_numbers(tl), tl.profile.name, tl.clock_mhz
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -95,17 +108,10 @@ def main() -> int:
     rows = ("time_us", "vec_time_us", "mte2_time_us", "mte3_time_us", "vec_ratio",
             "mte2_ratio", "mte3_ratio", "scalar_ratio")
     results = {}
-    for bn in (1, 2):
-        run, tl = run_sample(bn, args.tiles_per_core, profile)
-        results[bn] = model_numbers(tl)
-        if args.out:
-            stem = args.out / f"buffer_num_{bn}"
-            tl.write_trace(f"{stem}_trace.json")
-            tl.plot_gantt(f"{stem}_gantt.png", cores=range(2))
-            tl.plot_occupancy(f"{stem}_occupancy.png")
-            tl.write_pipe_utilization(f"{stem}_PipeUtilization.csv")
-        profile_name = tl.profile.name
-        clock = tl.clock_mhz
+    with progress.enabled(), progress.bar(2, "BUFFER_NUM 1 and 2", " runs", delay=0.0) as runs:
+        for bn in (1, 2):
+            results[bn], profile_name, clock = _run_one(bn, args, profile)
+            runs.update(1)
     print(f"y = x + bias, 8 cores, {args.tiles_per_core} tiles/core; model on {profile_name} "
           f"({clock:g} MHz, HBM {profile.cost.hbm_gb_per_s:g} GB/s) and its cycles at "
           f"{PUBLISHED_MHZ} MHz")
