@@ -5,10 +5,11 @@ profiles), schedule each run on the timing model, and tabulate estimated time an
     table = sweep("logit_grad", (64, 8192), "float32", {"cores": [8, 16, 24, 48]})
 
 The operator is anything `ascsim.load_operator` takes (a name, path/to/op.py, pkg.module) or
-an `ascsim.Operator`. Combinations run in worker processes (each one loads the operator again
-from its spec and warms its own jit); every row says whether the output stayed bit-exact
-against the op's numpy model and whether it is the op's default choice. Progress goes to the
-`progress` callback and to the `ascsim.sweep` logger (DEBUG), never to the terminal.
+an `ascsim.Operator`. Combinations run in worker processes, local or on a Dask cluster (each
+one loads the operator again from its spec and warms its own jit); every row says whether the
+output stayed bit-exact against the op's numpy model and whether it is the op's default choice.
+Progress goes to the `progress` callback and to the `ascsim.sweep` logger (DEBUG), never to
+the terminal.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import os
 import pickle
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .compare import first_mismatch
+from .distribute import open_pool
 from .errors import UsageError
 from .operator import Operator, parse_shape
 from .oprunner import load_operator, spec_of
@@ -181,10 +182,13 @@ def _portable(op: str | Operator, operator: Operator) -> str | Operator | None:
 
 def sweep(op: str | Operator, shape: str | Sequence[int], dtype: str | None,
           grid: dict[str, Sequence[Any]], options: dict[str, Any] | None = None, seed: int = 0,
-          workers: int | None = None, progress: Progress | None = None) -> SweepTable:
+          workers: int | None = None, progress: Progress | None = None,
+          scheduler: str | None = None) -> SweepTable:
     """Run every combination of `grid` (knob name -> values; the key "profile" sweeps hardware
     profiles) for `op` on random inputs of `shape` and `dtype` (None: the op's first);
-    `options` are the op's options (defaults filled in). Returns the table.
+    `options` are the op's options (defaults filled in). Returns the table. `scheduler`:
+    where the combinations run (ascsim.distribute: None for local worker processes, "local"
+    for a Dask LocalCluster, or a Dask scheduler's address); the table is the same.
 
     Raises UsageError for an unknown operator, knob, option, shape or dtype. The workers load
     the operator from its spec; an Operator that `load_operator` did not return goes to them
@@ -224,10 +228,10 @@ def sweep(op: str | Operator, shape: str | Sequence[int], dtype: str | None,
         for i, c in enumerate(combos):
             finished(i, _run_one(operator, shape, dtype, seed, options, c), i + 1)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with open_pool(scheduler, workers) as pool:
             futures = {pool.submit(_run_one, spec, shape, dtype, seed, options, c): i
                        for i, c in enumerate(combos)}
-            for done, future in enumerate(as_completed(futures), 1):
+            for done, future in enumerate(pool.as_completed(futures), 1):
                 finished(futures[future], future.result(), done)
     for row in rows:
         assert row is not None

@@ -16,14 +16,16 @@ because of it) nor the root package `ascsim`, the facade checked on its own belo
 The layers, lowest first (a package counts as one unit, named after its subpackage):
 
 0. base: the vocabulary every layer uses: errors, dtypes, numeric conversions, the numba cache
-   set-up, the core state, hardware profiles, source positions and the C++ mirror tooling.
+   set-up, the core state, hardware profiles, source positions, the C++ mirror tooling and
+   terminal progress.
 1. the instruction model: the registry, the record schema, faults and findings, and calling
    and replaying numba work.
 2. the AscendC surface: memory, sync, the TPipe/TQue model, the instructions, debug output,
    tiling structs, the sync-mode marker and the `ascsim.ascendc` star-import surface.
 3. the analyses: timing, export (trace files, plots) and the sanitizer.
 4. the runtime: `launch` and `Run`.
-5. above the runtime: host-side tiling, the aclnn layer, tuning, operator packages, sweeps,
+5. above the runtime: host-side tiling, the aclnn layer and the convenience functions'
+   argument checks, tuning, operator packages, sweeps and where their jobs run (distribute),
    comparison, the operator runner, the testing helpers.
 6. the commands: the command line (and `python -m ascsim`) and the AscendC header generator
    (`python -m ascsim.cppheader`, which reads the whole registry).
@@ -40,14 +42,14 @@ ROOT = Path(__file__).resolve().parents[1] / "ascsim"
 
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "dtypes", "convert", "_numba_cache", "core", "profile", "source",
-               "mirror"}),
+               "mirror", "progress"}),
     frozenset({"registry", "records", "findings", "faults", "workcall", "replay"}),
     frozenset({"memory", "sync", "pipe", "instructions", "debug", "tiling", "syncmode",
                "ascendc", "coresched"}),
     frozenset({"timing", "export", "sanitizer"}),
     frozenset({"runtime"}),
-    frozenset({"host", "aclnn", "tuning", "operator", "sweep", "compare", "oprunner",
-               "testing"}),
+    frozenset({"host", "aclnn", "convenience", "tuning", "operator", "sweep", "distribute",
+               "compare", "oprunner", "testing"}),
     frozenset({"cli", "__main__", "cppheader", "readmetables"}),
 )
 TOP = len(LAYERS) - 1  # the commands

@@ -69,7 +69,7 @@ def test_profile_writes_the_trace(spec: str, tmp_path: Path,
 
 def test_sweep_runs_every_choice(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "sweep", spec, "--shape", "8192", "--set", "cores=1,2",
-                             "--set", "tile=1024,4096", "--workers", "1")
+                             "--set", "tile=1024,4096", "--workers", "1", "--scheduler", "none")
     assert code == 0, out + err
     rows = [line.split() for line in out.splitlines()[1:5]]
     assert [(r[0], r[1]) for r in rows] == [("1", "1024"), ("1", "4096"), ("2", "1024"),

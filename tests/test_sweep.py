@@ -126,7 +126,7 @@ def test_a_sweep_without_the_default_says_what_the_default_is(
     from ascsim.cli import main
     png = tmp_path / "s.png"
     assert main(["sweep", "logit_grad", "--shape", "20000", "--set", "cores=1",
-                 "--workers", "1", "--plot", str(png)]) == 0
+                 "--workers", "1", "--scheduler", "none", "--plot", str(png)]) == 0
     out = capsys.readouterr().out
     assert "default: cores=3 (the op's own choice is not among the values swept" in out
     assert png.read_bytes()[:4] == b"\x89PNG"

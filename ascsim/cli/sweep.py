@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .. import progress
+from .. import distribute, progress
 from ..errors import UsageError
 from ..operator import Operator
 from ..sweep import Progress, sweep
 from ._options import add_operator_argument, option_values
+from .run import positive_int
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -25,7 +26,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--set", action="append", default=[], metavar="KNOB=V1,V2,...",
                    dest="settings", help="values of one knob (repeatable)")
-    p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPUs)")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="local worker processes (default: CPUs)")
+    p.add_argument("--scheduler", default=distribute.default_scheduler(), metavar="ADDRESS",
+                   help="run on Dask distributed: a scheduler's address (tcp://host:8786), "
+                        "'local' for a LocalCluster of this machine's cores (the default when "
+                        "Dask is installed), or 'none' for plain worker processes")
     p.add_argument("--csv", metavar="CSV", help="write the table")
     p.add_argument("--plot", metavar="PNG", help="write the chart")
     p.add_argument("--list", action="store_true", help="list the op's knobs and exit")
@@ -72,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
     # only by that route)
     table = sweep(args.op, args.shape, args.dtype, _grid(op, args.settings),
                   options=option_values(args, op), seed=args.seed, workers=args.workers,
-                  progress=_progress_bar())
+                  progress=_progress_bar(), scheduler=args.scheduler)
     print(table)
     if table.defaults and not any(r.get("default") for r in table.rows):
         chosen = ", ".join(f"{k}={v}" for k, v in table.defaults.items())

@@ -68,7 +68,7 @@ class GoldenSession:
             if reference is None:
                 raise ValueError("golden.check: exact_reference=True needs a reference")
             expected = np.asarray(reference())
-            off_model = _off_reference(store, case_id, output, expected)
+            off_model = off_reference(store, case_id, output, expected)
             reference = expected.copy  # the model ran once: the reports reuse its output
         if self.update:
             if off_model is not None:
@@ -115,7 +115,7 @@ class GoldenSession:
         return written
 
 
-def _off_reference(store: str, case_id: str, output: np.ndarray,
+def off_reference(store: str, case_id: str, output: np.ndarray,
                    expected: np.ndarray) -> str | None:
     """None when the exact reference equals the output bit for bit, else why not."""
     output = np.asarray(output)
