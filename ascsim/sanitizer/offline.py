@@ -231,6 +231,12 @@ def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Findi
     return out
 
 
+def _queue_warning(pos: _Positions, rec: int, b: Any, check: str, message: str) -> Finding:
+    """A memcheck WARNING about queue buffer `b` at record `rec`."""
+    return _finding(pos, rec, kind="memcheck", severity=WARNING, check=check, message=message,
+                    memory=f"UB ({b.name})", start=b.start, end=b.end, error=QueueStateError)
+
+
 def _queue_end_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
     """Tensors a queue still holds when the kernel ends: EnQue'd and never DeQue'd, so the
     consumer never saw them (and their flag is left set); allocated (or DeQue'd) and never
@@ -253,10 +259,7 @@ def _queue_end_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[
             then = ", EnQue'd and DeQue'd" if state == DEQUEUED else ""
             msg = (f"{b.name} was allocated{then} and never freed: the kernel ended with the "
                    "tensor still allocated (FreeTensor it when its last reader is done)")
-            out.append(_finding(pos, i, kind="memcheck", severity=WARNING,
-                                check="AllocTensor without FreeTensor", message=msg,
-                                memory=f"UB ({b.name})", start=b.start, end=b.end,
-                                error=QueueStateError))
+            out.append(_queue_warning(pos, i, b, "AllocTensor without FreeTensor", msg))
         for index, _event_id in que.fifo:
             b = que.buffers[index]
             i = last_enque.get(b.id)
@@ -264,10 +267,7 @@ def _queue_end_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[
                 continue
             msg = (f"EnQue of {b.name} was never DeQue'd: the kernel ended with the tensor still "
                    "in the queue (its consumer never ran; the enqueue flag stays set)")
-            out.append(_finding(pos, i, kind="memcheck", severity=WARNING,
-                                check="EnQue without DeQue", message=msg,
-                                memory=f"UB ({b.name})", start=b.start, end=b.end,
-                                error=QueueStateError))
+            out.append(_queue_warning(pos, i, b, "EnQue without DeQue", msg))
     return out
 
 
