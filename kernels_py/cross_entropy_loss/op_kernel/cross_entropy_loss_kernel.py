@@ -46,6 +46,14 @@ HALF_VEC_LEN = 4096
 REPEAT_FLOATS = 64
 REPEAT_BYTES = 256
 BLOCK_FLOATS = 8
+# the 8192 recipe: 128 BlockReduce repeats -> 1024 values, 16 -> 128, 2 -> 16, one masked repeat
+FULL_FIRST_REPEATS = 128
+FULL_SECOND_REPEATS = 16
+FULL_THIRD_REPEATS = 2
+FULL_LAST_MASK = 16
+# the first 4096 of a 4096 < len < 8192 piece: 64 repeats -> 512 values, 8 -> 64, one repeat
+HALF_FIRST_REPEATS = 64
+HALF_SECOND_REPEATS = 8
 REDUCE_SLOT_FLOATS = 8
 WORK_FLOATS = 1024
 WS_LN_SLOT = 0
@@ -270,20 +278,20 @@ class CrossEntropyLoss(Generic[T]):
 
     def GetReduceMax(self, src, work, res, calc, length):
         if length == VEC_MAX_LEN:
-            BlockReduceMax(work, src, VEC_MAX_LEN // REPEAT_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceMax(work, src, FULL_FIRST_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            BlockReduceMax(work, work, VEC_MAX_LEN // REPEAT_FLOATS // BLOCK_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceMax(work, work, FULL_SECOND_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            BlockReduceMax(work, work, VEC_MAX_LEN // REPEAT_FLOATS // BLOCK_FLOATS // BLOCK_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceMax(work, work, FULL_THIRD_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            WholeReduceMax(calc, work, VEC_MAX_LEN // REPEAT_FLOATS // BLOCK_FLOATS // BLOCK_FLOATS // BLOCK_FLOATS * BLOCK_FLOATS, 1, 1, 1, 8, ReduceOrder.ORDER_ONLY_VALUE)
+            WholeReduceMax(calc, work, FULL_LAST_MASK, 1, 1, 1, 8, ReduceOrder.ORDER_ONLY_VALUE)
             PipeBarrier[PIPE_V]()
         elif length <= HALF_VEC_LEN:
             self.ReduceMaxSmall(src, work, calc, length)
         else:
-            BlockReduceMax(work, src, HALF_VEC_LEN // REPEAT_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceMax(work, src, HALF_FIRST_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            BlockReduceMax(work, work, HALF_VEC_LEN // REPEAT_FLOATS // BLOCK_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceMax(work, work, HALF_SECOND_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
             WholeReduceMax(calc, work, REPEAT_FLOATS, 1, 1, 1, 8)
             PipeBarrier[PIPE_V]()
@@ -307,20 +315,20 @@ class CrossEntropyLoss(Generic[T]):
 
     def GetReduceSum(self, src, work, dst, length):
         if length == VEC_MAX_LEN:
-            BlockReduceSum(work, src, VEC_MAX_LEN // REPEAT_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceSum(work, src, FULL_FIRST_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            BlockReduceSum(work, work, VEC_MAX_LEN // REPEAT_FLOATS // BLOCK_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceSum(work, work, FULL_SECOND_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            BlockReduceSum(work, work, VEC_MAX_LEN // REPEAT_FLOATS // BLOCK_FLOATS // BLOCK_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceSum(work, work, FULL_THIRD_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            WholeReduceSum(dst, work, VEC_MAX_LEN // REPEAT_FLOATS // BLOCK_FLOATS // BLOCK_FLOATS // BLOCK_FLOATS * BLOCK_FLOATS, 1, 1, 1, 8)
+            WholeReduceSum(dst, work, FULL_LAST_MASK, 1, 1, 1, 8)
             PipeBarrier[PIPE_V]()
         elif length <= HALF_VEC_LEN:
             self.ReduceSumSmall(src, work, dst, length)
         else:
-            BlockReduceSum(work, src, HALF_VEC_LEN // REPEAT_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceSum(work, src, HALF_FIRST_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
-            BlockReduceSum(work, work, HALF_VEC_LEN // REPEAT_FLOATS // BLOCK_FLOATS, REPEAT_FLOATS, 1, 1, 8)
+            BlockReduceSum(work, work, HALF_SECOND_REPEATS, REPEAT_FLOATS, 1, 1, 8)
             PipeBarrier[PIPE_V]()
             WholeReduceSum(dst, work, REPEAT_FLOATS, 1, 1, 1, 8)
             PipeBarrier[PIPE_V]()
