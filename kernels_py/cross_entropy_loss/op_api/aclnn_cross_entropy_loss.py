@@ -17,32 +17,35 @@ placeholders). The inputs are made contiguous; loss and log_prob are copied into
 caller's views.
 """
 
+from math import isnan
+
 from ascsim.aclnn import *
 from ascsim.errors import ACLNN_ERR_INNER_TILING_ERROR
 from ascsim.host import DataType, Shape
 
+from ..cann_compat import strcmp
+
 INPUT_DTYPE_SUPPORT_LIST = [DataType.DT_BF16, DataType.DT_FLOAT16, DataType.DT_FLOAT]
-REDUCTION_LIST = ["none", "mean", "sum"]
 INPUT_DIM_NUM = 2
 
 OP_TYPE_REGISTER("CrossEntropyLoss")
 
 
 @l0op.define
-def CrossEntropyLoss(input, target, weight, reduction, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, returnZloss, executor):
+def CrossEntropyLoss(input, target, weight, reduction, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, returnZloss,
+                     logProb, executor):
     loss = executor.AllocTensor(input.GetDataType(), input.GetStorageFormat(), input.GetOriginalFormat())
-    logProb = executor.AllocTensor(input.GetDataType(), input.GetStorageFormat(), input.GetOriginalFormat())
     zloss = executor.AllocTensor(Shape([0]), input.GetDataType())
     lseForZloss = executor.AllocTensor(Shape([0]), input.GetDataType())
     ret = INFER_SHAPE("CrossEntropyLoss", OP_INPUT(input, target, weight), OP_OUTPUT(loss, logProb),
                       OP_ATTR(reduction, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, returnZloss))
     if ret != ACLNN_SUCCESS:
         OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "CrossEntropyLoss InferShape failed.")
-        return None, None
+        return None
     ADD_TO_LAUNCHER_LIST_AICORE("CrossEntropyLoss", OP_INPUT(input, target, weight),
                                 OP_OUTPUT(loss, logProb, zloss, lseForZloss),
                                 OP_ATTR(reduction, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, returnZloss))
-    return loss, logProb
+    return loss
 
 
 def CheckNotNull(input, target, lossOut, logProbOut, zlossOut, lseForZlossOut):
@@ -67,6 +70,14 @@ def CheckNotNull(input, target, lossOut, logProbOut, zlossOut, lseForZlossOut):
     return True
 
 
+def CheckOutDtype(name, out, input):
+    if out.GetDataType() != input.GetDataType():
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s dtype %s should be the same as input dtype %s.", name,
+                ToString(out.GetDataType()), ToString(input.GetDataType()))
+        return False
+    return True
+
+
 def CheckDtype(input, target, weight, lossOut, logProbOut, zlossOut, lseForZlossOut):
     if not CheckType(input.GetDataType(), INPUT_DTYPE_SUPPORT_LIST):
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "input dtype %s should be in dtype support list %s.",
@@ -78,19 +89,22 @@ def CheckDtype(input, target, weight, lossOut, logProbOut, zlossOut, lseForZloss
     if weight is not None and weight.GetDataType() != DataType.DT_FLOAT:
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "weight dtype %s should be DT_FLOAT.", ToString(weight.GetDataType()))
         return False
-    for name, out in (("lossOut", lossOut), ("logProbOut", logProbOut), ("zlossOut", zlossOut), ("lseForZlossOut", lseForZlossOut)):
-        if out.GetDataType() != input.GetDataType():
-            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s dtype %s should be the same as input dtype %s.", name,
-                    ToString(out.GetDataType()), ToString(input.GetDataType()))
-            return False
+    if not CheckOutDtype("lossOut", lossOut, input):
+        return False
+    if not CheckOutDtype("logProbOut", logProbOut, input):
+        return False
+    if not CheckOutDtype("zlossOut", zlossOut, input):
+        return False
+    if not CheckOutDtype("lseForZlossOut", lseForZlossOut, input):
+        return False
     return True
 
 
 def CheckAttrAndShape(input, target, weight, reduction, labelSmoothing):
-    if reduction not in REDUCTION_LIST:
+    if strcmp(reduction, "none") != 0 and strcmp(reduction, "mean") != 0 and strcmp(reduction, "sum") != 0:
         OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR, "reduction %s should be mean, sum or none.", reduction)
         return False
-    if not (labelSmoothing >= 0.0 and labelSmoothing <= 1.0):
+    if labelSmoothing < 0.0 or labelSmoothing > 1.0 or isnan(labelSmoothing):
         OP_LOGE(ACLNN_ERR_INNER_TILING_ERROR, "labelSmoothing %f should be in [0, 1].", labelSmoothing)
         return False
     if input.GetViewShape().GetDimNum() != INPUT_DIM_NUM:
@@ -109,7 +123,7 @@ def CheckAttrAndShape(input, target, weight, reduction, labelSmoothing):
 
 
 def CheckOutShape(input, reduction, lossOut, logProbOut):
-    lossShape = Shape([input.GetViewShape().GetDim(0)]) if reduction == "none" else Shape([1])
+    lossShape = Shape([input.GetViewShape().GetDim(0)]) if strcmp(reduction, "none") == 0 else Shape([1])
     if lossOut.GetViewShape() != lossShape:
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lossOut shape %s should be %s.", ToString(lossOut.GetViewShape()), ToString(lossShape))
         return False
@@ -130,9 +144,9 @@ def aclnnCrossEntropyLossGetWorkspaceSize(input, target, weightOptional, reducti
     CHECK_RET(CheckOutShape(input, reduction, lossOut, logProbOut), ACLNN_ERR_PARAM_INVALID)
     uniqueExecutor = CREATE_EXECUTOR()
     if input.GetViewShape().GetDim(0) == 0:
-        if reduction == "mean":
+        if strcmp(reduction, "mean") == 0:
             l0op.Fill(lossOut, float("nan"), uniqueExecutor.get())
-        elif reduction == "sum":
+        elif strcmp(reduction, "sum") == 0:
             l0op.Fill(lossOut, 0.0, uniqueExecutor.get())
         workspaceSize = 0
         executor = uniqueExecutor.ReleaseTo()
@@ -145,9 +159,11 @@ def aclnnCrossEntropyLossGetWorkspaceSize(input, target, weightOptional, reducti
     if weightOptional is not None:
         weightContiguous = l0op.Contiguous(weightOptional, uniqueExecutor.get())
         CHECK_RET(weightContiguous is not None, ACLNN_ERR_INNER_NULLPTR)
-    loss, logProb = l0op.CrossEntropyLoss(inputContiguous, targetContiguous, weightContiguous, reduction, int(ignoreIndex),
-                                          float(labelSmoothing), float(lseSquareScaleForZloss), bool(returnZloss), uniqueExecutor.get())
-    CHECK_RET(loss is not None and logProb is not None, ACLNN_ERR_INNER_NULLPTR)
+    logProb = uniqueExecutor.get().AllocTensor(input.GetDataType(), input.GetStorageFormat(), input.GetOriginalFormat())
+    loss = l0op.CrossEntropyLoss(inputContiguous, targetContiguous, weightContiguous, reduction, int(ignoreIndex),
+                                 float(labelSmoothing), float(lseSquareScaleForZloss), bool(returnZloss), logProb,
+                                 uniqueExecutor.get())
+    CHECK_RET(loss is not None, ACLNN_ERR_INNER_NULLPTR)
     lossResult = l0op.ViewCopy(loss, lossOut, uniqueExecutor.get())
     CHECK_RET(lossResult is not None, ACLNN_ERR_INNER_NULLPTR)
     logProbResult = l0op.ViewCopy(logProb, logProbOut, uniqueExecutor.get())

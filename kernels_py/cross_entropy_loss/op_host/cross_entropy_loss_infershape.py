@@ -6,6 +6,8 @@ public operator.
 
 from ascsim.host import *
 
+from ..cann_compat import strcmp
+
 INPUT_IDX = 0
 TARGET_IDX = 1
 WEIGHT_IDX = 2
@@ -31,7 +33,7 @@ def InferShapeCrossEntropyLoss(context):
             return ge.GRAPH_FAILED
     reduction = context.GetAttrs().GetStr(REDUCTION_ATTR_IDX)
     lossShape.SetDimNum(1)
-    if reduction is not None and reduction == "none":
+    if reduction is not None and strcmp(reduction, "none") == 0:
         lossShape.SetDim(0, inputShape.GetDim(0))
     else:
         lossShape.SetDim(0, 1)

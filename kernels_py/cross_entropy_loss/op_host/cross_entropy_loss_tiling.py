@@ -29,6 +29,7 @@ reduction handles at most 8192 values, i.e. N <= 8192 * K), more than WS_SLOT_NU
 from ascsim.dtypes import float, int64_t
 from ascsim.host import *
 
+from ..cann_compat import strcmp
 from ..op_kernel.cross_entropy_loss_tiling_data import CrossEntropyLossTilingData
 
 TILING_KEY_BF16 = 1
@@ -84,27 +85,27 @@ class CrossEntropyLossTiling:
             self.tilingKey = TILING_KEY_FP32
         self.context.SetTilingKey(self.tilingKey)
         attrs = self.context.GetAttrs()
-        reduction = attrs.GetStr(REDUCTION_ATTR_IDX)
-        if reduction is None:
+        reductionAttr = attrs.GetStr(REDUCTION_ATTR_IDX)
+        if reductionAttr is None:
             OP_LOGE(self.context.GetNodeName(), "reduction is nullptr.")
             return ge.GRAPH_FAILED
-        if reduction == "none":
+        if strcmp(reductionAttr, "none") == 0:
             self.reduction = REDUCTION_NONE
-        elif reduction == "mean":
+        elif strcmp(reductionAttr, "mean") == 0:
             self.reduction = REDUCTION_MEAN
-        elif reduction == "sum":
+        elif strcmp(reductionAttr, "sum") == 0:
             self.reduction = REDUCTION_SUM
         else:
-            OP_LOGE(self.context.GetNodeName(), "reduction %s should be mean, sum or none.", reduction)
+            OP_LOGE(self.context.GetNodeName(), "reduction %s should be mean, sum or none.", reductionAttr)
             return ge.GRAPH_FAILED
         if self.reduction != REDUCTION_NONE:
             self.context.SetScheduleMode(1)
-        ignoreIndex = attrs.GetAttrPointer[int64_t](IGNORE_INDEX_ATTR_IDX)
-        if ignoreIndex is not None:
-            self.ignoreIndex = ignoreIndex
-        labelSmoothing = attrs.GetAttrPointer[float](LABEL_SMOOTHING_ATTR_IDX)
-        if labelSmoothing is not None:
-            self.labelSmoothing = labelSmoothing
+        ignoreIndexAttr = attrs.GetAttrPointer[int64_t](IGNORE_INDEX_ATTR_IDX)
+        if ignoreIndexAttr is not None:
+            self.ignoreIndex = ignoreIndexAttr
+        labelSmoothingAttr = attrs.GetAttrPointer[float](LABEL_SMOOTHING_ATTR_IDX)
+        if labelSmoothingAttr is not None:
+            self.labelSmoothing = labelSmoothingAttr
         if self.labelSmoothing < float(0.0) or self.labelSmoothing > float(1.0):
             OP_LOGE(self.context.GetNodeName(), "label_smoothing %f should be in [0, 1].", self.labelSmoothing)
             return ge.GRAPH_FAILED
@@ -129,14 +130,20 @@ class CrossEntropyLossTiling:
     def CheckInputShape(self):
         inputShape = self.context.GetInputShape(INPUT_IDX).GetStorageShape()
         targetShape = self.context.GetInputShape(TARGET_IDX).GetStorageShape()
+        if inputShape.GetDimNum() != 2 or targetShape.GetDimNum() != 1:
+            OP_LOGE(self.context.GetNodeName(), "input should be (N, C) and target (N).")
+            return ge.GRAPH_FAILED
         self.batchNum = inputShape.GetDim(0)
         self.targetNum = inputShape.GetDim(1)
+        if self.targetNum == 0:
+            OP_LOGE(self.context.GetNodeName(), "input has no classes (C = 0).")
+            return ge.GRAPH_FAILED
         if targetShape.GetDim(0) != self.batchNum:
             OP_LOGE(self.context.GetNodeName(), "target dim 0 %d should be input dim 0 %d.", targetShape.GetDim(0), self.batchNum)
             return ge.GRAPH_FAILED
         if self.hasWeight:
             weightShape = self.context.GetOptionalInputShape(WEIGHT_IDX).GetStorageShape()
-            if weightShape.GetDim(0) != self.targetNum:
+            if weightShape.GetDimNum() != 1 or weightShape.GetDim(0) != self.targetNum:
                 OP_LOGE(self.context.GetNodeName(), "weight dim 0 %d should be input dim 1 %d.", weightShape.GetDim(0), self.targetNum)
                 return ge.GRAPH_FAILED
         return ge.GRAPH_SUCCESS
@@ -197,11 +204,6 @@ class CrossEntropyLossTiling:
             return ge.GRAPH_FAILED
         return ge.GRAPH_SUCCESS
 
-    def SplitByRepeat(self, length):
-        if length >= VEC_MAX_LEN:
-            return length // VEC_MAX_LEN, length % VEC_MAX_LEN
-        return 0, length
-
     def VecCalcTiling(self):
         t = self.tiling
         if self.targetNum > t.inputUbSize:
@@ -210,14 +212,18 @@ class CrossEntropyLossTiling:
         else:
             t.ubLoopNum = 0
             t.ubTailNum = self.targetNum
-        t.vecLoopNum, t.vecTailNum = self.SplitByRepeat(t.inputUbSize)
-        t.tailVecLoopNum, t.tailVecTailNum = self.SplitByRepeat(t.ubTailNum)
+        # SplitByRepeat: (len / 8192, len % 8192), which is (0, len) below 8192
+        t.vecLoopNum = t.inputUbSize // VEC_MAX_LEN
+        t.vecTailNum = t.inputUbSize % VEC_MAX_LEN
+        t.tailVecLoopNum = t.ubTailNum // VEC_MAX_LEN
+        t.tailVecTailNum = t.ubTailNum % VEC_MAX_LEN
         t.defaultWeight = 0 if self.hasWeight else 1
 
     def GetTilingData(self):
         t = self.tiling
         ascendcPlatform = platform_ascendc.PlatformAscendC(self.context.GetPlatformInfo())
         self.coreNum = ascendcPlatform.GetCoreNumAiv()
+        ubSize = 0
         ubSize = ascendcPlatform.GetCoreMemSize(platform_ascendc.CoreMemType.UB)
         t.targetNum = self.targetNum
         t.reduction = self.reduction

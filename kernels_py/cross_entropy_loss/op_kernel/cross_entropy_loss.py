@@ -6,21 +6,21 @@ A2), as in the public operator.
 from ascsim.ascendc import *
 from ascsim.ascendc import kernel_sync
 
-from .cross_entropy_loss_kernel import CrossEntropyLoss
+from .cross_entropy_loss_kernel import KernelCrossEntropyLoss
 
 
 @kernel_sync("auto")  # CANN's default: the compiler inserts the V->V and scalar syncs
 def cross_entropy_loss(input, target, weight, loss, logProb, zloss, lseForZloss, workspace, tiling):
     tilingData = GET_TILING_DATA(tiling)
     if TILING_KEY_IS(1):
-        op = CrossEntropyLoss[bfloat16_t]()
+        op = KernelCrossEntropyLoss[bfloat16_t]()
         op.Init(input, target, weight, loss, logProb, workspace, tilingData)
         op.Process()
     elif TILING_KEY_IS(2):
-        op = CrossEntropyLoss[half]()
+        op = KernelCrossEntropyLoss[half]()
         op.Init(input, target, weight, loss, logProb, workspace, tilingData)
         op.Process()
     elif TILING_KEY_IS(3):
-        op = CrossEntropyLoss[float]()
+        op = KernelCrossEntropyLoss[float]()
         op.Init(input, target, weight, loss, logProb, workspace, tilingData)
         op.Process()

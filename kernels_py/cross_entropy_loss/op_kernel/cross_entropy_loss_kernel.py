@@ -66,7 +66,7 @@ REDUCTION_MEAN = 1
 REDUCTION_SUM = 2
 
 
-class CrossEntropyLoss(Generic[T]):
+class KernelCrossEntropyLoss(Generic[T]):
     def __init__(self):
         self.pipe = TPipe()
         self.inQueue = TQue[QuePosition.VECIN, 1]()
@@ -225,12 +225,13 @@ class CrossEntropyLoss(Generic[T]):
         eventId = self.pipe.FetchEventID(HardEvent.MTE2_V)
         SetFlag[HardEvent.MTE2_V](eventId)
         WaitFlag[HardEvent.MTE2_V](eventId)
-        if self.T is not float:
-            Cast(dst, self.inputLocal, RoundMode.CAST_NONE, length)
-            eventId = self.pipe.FetchEventID(HardEvent.V_MTE2)
-            SetFlag[HardEvent.V_MTE2](eventId)
-            WaitFlag[HardEvent.V_MTE2](eventId)
-            PipeBarrier[PIPE_V]()
+        if self.T is float:
+            return
+        Cast(dst, self.inputLocal, RoundMode.CAST_NONE, length)
+        eventId = self.pipe.FetchEventID(HardEvent.V_MTE2)
+        SetFlag[HardEvent.V_MTE2](eventId)
+        WaitFlag[HardEvent.V_MTE2](eventId)
+        PipeBarrier[PIPE_V]()
 
     def CopyOut(self, src, offset, length):
         eventId = self.pipe.FetchEventID(HardEvent.MTE3_V)
