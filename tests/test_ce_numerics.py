@@ -17,6 +17,7 @@ by |w| and the products' and sum's own roundings (C + 3) u |terms|; a sum over r
 (N + 2) u sum |loss_r|, a mean also the weight sum's (N + 2) u relative error. fp16 / bf16
 outputs: both sides round a float32 value to nearest-even (PyTorch's value rounded here the
 same way), so they differ by at most the float32 tolerance plus one ULP of the output dtype.
+(reference.torch_tolerance computes these bounds.)
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ from kernels_py.cross_entropy_loss import (
     aclnnCrossEntropyLossGetWorkspaceSize,
     cross_entropy_loss,
 )
-from kernels_py.cross_entropy_loss.reference import numpy_model, torch_reference
+from kernels_py.cross_entropy_loss.reference import (
+    numpy_model,
+    torch_reference,
+    torch_tolerance,
+)
 
 torch = pytest.importorskip("torch")
 
 F32, F16, BF16 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
-U = 2.0 ** -24
 
 
 def aclnn_pair(x, t, w=None, reduction="mean", ignore=-100, ls=0.0, **device):
@@ -92,41 +96,6 @@ def test_bit_exact_against_the_numpy_model(case):
     assert first_mismatch(loss, want_loss) is None, first_mismatch(loss, want_loss)
 
 
-def _tolerances(x, t, w, red, ignore, ls, dtype):
-    """The derived bounds of the module docstring, from float64 values: (loss tol, lp tol)."""
-    xf = np.asarray(x).astype(np.float64)
-    n, c = xf.shape
-    m = xf.max(axis=1, keepdims=True)
-    ln_s = np.log(np.exp(xf - m).sum(axis=1, keepdims=True))
-    lse = ln_s + m
-    lp = xf - lse
-    tol_lp = U * (2 * (c + 2) + 2 * (np.abs(xf - m) + np.abs(ln_s) + np.abs(lse) + np.abs(lp)))
-    wc = np.ones(c) if w is None else np.asarray(w, np.float64)
-    rows = np.arange(n)
-    ignored = t == ignore
-    tt = np.where(ignored, 0, t)
-    wt = np.where(ignored, 0.0, wc[tt])
-    g_tol = tol_lp[rows, tt] * np.abs(wt)
-    nll = -wt * lp[rows, tt]
-    smooth = -(lp * wc).sum(axis=1) * (~ignored)
-    loss_r = (1 - ls) * nll + ls / c * smooth
-    tol_r = (abs(1 - ls) * g_tol + ls / c * ((tol_lp * wc).sum(axis=1)
-                                             + (c + 3) * U * np.abs(lp * wc).sum(axis=1))
-             + 4 * U * np.abs(loss_r))
-    if red == "none":
-        tol_loss, value = tol_r, loss_r
-    else:
-        tol_loss = tol_r.sum() + (n + 2) * U * np.abs(loss_r).sum()
-        value = loss_r.sum()
-        if red == "mean":
-            value, tol_loss = value / wt.sum(), tol_loss / wt.sum() + (n + 2) * U * abs(
-                value / wt.sum())
-    if dtype != F32:  # one output ULP for the final rounding on either side
-        tol_lp = tol_lp + np.spacing(np.abs(lp).astype(dtype)).astype(np.float64)
-        tol_loss = tol_loss + np.spacing(np.abs(value).astype(dtype)).astype(np.float64)
-    return tol_loss, tol_lp
-
-
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_close_to_pytorch_within_the_derived_tolerance(case):
     (n, c), dtype, red, ls, weight = case
@@ -136,7 +105,7 @@ def test_close_to_pytorch_within_the_derived_tolerance(case):
     want_loss, want_lp = torch_reference(x, t, w, red, ignore, ls)
     if dtype != F32:
         want_loss, want_lp = want_loss.astype(dtype), want_lp.astype(dtype)
-    tol_loss, tol_lp = _tolerances(x, t, w, red, ignore, ls, dtype)
+    tol_loss, tol_lp = torch_tolerance(x, t, w, red, ignore, ls)
     d_lp = np.abs(lp.astype(np.float64) - want_lp.astype(np.float64))
     assert (d_lp <= tol_lp).all(), f"log_prob off by {(d_lp - tol_lp).max()} over the bound"
     d = np.abs(loss.astype(np.float64).reshape(-1) - np.asarray(want_loss, np.float64).reshape(-1))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-__all__ = ["numpy_model", "torch_reference", "split", "default_tile"]
+__all__ = ["numpy_model", "torch_reference", "torch_tolerance", "split", "default_tile"]
 
 F32 = np.float32
 VEC = 8192
@@ -30,6 +30,7 @@ HALF_VEC = 4096
 UB_BYTES = 196608
 DEFAULT_CORES = 48
 _NARROW = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_U = 2.0 ** -24  # the float32 unit roundoff
 
 
 def _tree(v: np.ndarray) -> np.float32:
@@ -202,3 +203,55 @@ def torch_reference(input: np.ndarray, target: np.ndarray, weight: np.ndarray | 
                                              reduction=reduction,
                                              label_smoothing=float(label_smoothing))
     return loss.numpy(), torch.log_softmax(xt, dim=1).numpy()
+
+
+def torch_tolerance(input: np.ndarray, t: np.ndarray, w: np.ndarray | None = None,
+                    red: str = "mean", ignore: int = -100, ls: float = 0.0
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(loss tolerance, log_prob tolerance): how far the kernel's result may lie from
+    PyTorch's float32 cross_entropy / log_softmax (rounded to the input's dtype), derived from
+    float64 values of the inputs (u = 2^-24). Both compute lp_i = x_i - m - ln S, S = sum_j
+    exp(x_j - m), in float32 in different orders (the kernel: lse = ln S + m, then x - lse;
+    PyTorch: (x - m) - ln S). A sum of C positive terms in any order is within (C - 1) u
+    relatively, exp adds u per term, so ln S is within C u + u |ln S| on each side; the other
+    roundings add u |x - m|, u |lse|, u |lp|: per side u (C + |x - m| + |ln S| + |lse| + |lp|)
+    to first order; the two sides differ by at most twice that ((C + 2) covers the second-order
+    terms). A row's loss (ls - 1) w lp_t - (ls / C) sum_c w_c lp_c takes the log-prob bounds
+    weighted by |w| plus its products' and sum's (C + 3) u |terms| and 4 u |loss|; a sum over
+    rows adds (N + 2) u sum |loss_r|; a mean divides by sum w and adds its (N + 2) u relative
+    error. fp16 / bf16: both sides round a float32 value to nearest-even, so add one ULP of
+    the output dtype."""
+    x = np.asarray(input)
+    dtype = x.dtype
+    t = np.asarray(t)
+    xf = x.astype(np.float64)
+    n, c = xf.shape
+    m = xf.max(axis=1, keepdims=True)
+    ln_s = np.log(np.exp(xf - m).sum(axis=1, keepdims=True))
+    lse = ln_s + m
+    lp = xf - lse
+    tol_lp = _U * (2 * (c + 2) + 2 * (np.abs(xf - m) + np.abs(ln_s) + np.abs(lse) + np.abs(lp)))
+    wc = np.ones(c) if w is None else np.asarray(w, np.float64)
+    rows = np.arange(n)
+    ignored = t == ignore
+    tt = np.where(ignored, 0, t)
+    wt = np.where(ignored, 0.0, wc[tt])
+    g_tol = tol_lp[rows, tt] * np.abs(wt)
+    nll = -wt * lp[rows, tt]
+    smooth = -(lp * wc).sum(axis=1) * (~ignored)
+    loss_r = (1 - ls) * nll + ls / c * smooth
+    tol_r = (abs(1 - ls) * g_tol + ls / c * ((tol_lp * wc).sum(axis=1)
+                                             + (c + 3) * _U * np.abs(lp * wc).sum(axis=1))
+             + 4 * _U * np.abs(loss_r))
+    if red == "none":
+        tol_loss, value = tol_r, loss_r
+    else:
+        tol_loss = tol_r.sum() + (n + 2) * _U * np.abs(loss_r).sum()
+        value = loss_r.sum()
+        if red == "mean":
+            value, tol_loss = value / wt.sum(), tol_loss / wt.sum() + (n + 2) * _U * abs(
+                value / wt.sum())
+    if dtype in _NARROW:  # one output ULP for the final rounding on either side
+        tol_lp = tol_lp + np.spacing(np.abs(lp).astype(dtype)).astype(np.float64)
+        tol_loss = tol_loss + np.spacing(np.abs(value).astype(dtype)).astype(np.float64)
+    return tol_loss, tol_lp
