@@ -119,3 +119,14 @@ def test_sce_knob_limits_are_reported() -> None:
     with pytest.raises(ParameterError, match="buffer_num=2"):
         with tiling_overrides(buffer_num=2):
             run_kernel(x, x, x, x, x)  # both weights: 5 input queues x 2 > 8 event ids
+
+
+def test_cross_entropy_loss_sweep_stays_exact() -> None:
+    """cores and tile re-split rows and chunks; the runner's model follows the split the
+    kernel ran with, so every row is bit-exact."""
+    table = sweep("cross_entropy_loss", (9, 1000), "float32",
+                  {"cores": [2, 9], "tile": [256, 1000]}, workers=1,
+                  options={"reduction": "mean", "label_smoothing": 0.1})
+    assert len(table.rows) == 4
+    assert all(r["error"] is None and r["bit_exact"] for r in table.rows), table.rows
+    assert {r["block_dim"] for r in table.rows} == {2, 9}
