@@ -32,7 +32,9 @@ Where ours differs from the public kernel (its latent bugs, which live in tests/
 - core 0 copies in exactly the workspace slots the cores wrote (the public copies all 192
   floats) and stores the final loss with DataCopyPad (the public writes it with a scalar GM
   store that relies on the end-of-kernel dcache flush);
-- the tiling refuses more than 8192 rows per core or more than 64 cores.
+- the tiling refuses more than 8192 rows per core or more than 64 cores;
+- the input buffer (and the tiling's castTmpBufByte) is whole 256-byte repeats: the masked
+  reductions of a chunk's last partial repeat address the whole repeat.
 """
 
 import numpy as np
