@@ -161,3 +161,35 @@ def test_knob_helper_reaches_the_cores_knob():
     ctx = tiling(np.zeros((10, 4), np.float32), np.zeros(10, np.int64), None, "mean", cores=4)
     t = ctx.tiling_data
     assert ctx.block_dim == 4 and (t.frontCoreNum, t.frontBatchNum, t.tailBatchNum) == (2, 3, 2)
+
+
+@pytest.mark.parametrize("dtype,c,ub_size,split", [(np.float16, 40960, 23808, (1, 17152)),
+                                                   (np.float32, 81920, 48000, (1, 33920))])
+def test_the_kernel_uts_big_shapes(dtype, c, ub_size, split):
+    """The kernel UT's big-shape cases (2, C) without weight: its tiling values."""
+    t = _tiled(2, c, dtype)
+    assert t.inputUbSize == ub_size and (t.ubLoopNum, t.ubTailNum) == split
+    assert t.defaultWeight == 1
+
+
+@pytest.mark.parametrize("dtype", [BF16, np.float32, np.float16])
+def test_the_infershape_ut(dtype):
+    """input (49, 112595), mean: loss {1}, log_prob {49, 112595}, both in input's dtype;
+    none: loss {49}."""
+    from ascsim.host import InferDataTypeContext, InferShapeContext, op_registration
+    reg = op_registration("CrossEntropyLoss")
+
+    def info(dims, dt):
+        return TensorInfo(StorageShape(dims), TensorDesc(dt))
+    for reduction, loss_dims in (("mean", [1]), ("none", [49])):
+        ins = [info([49, 112595], GE[np.dtype(dtype)]), info([49], DT.DT_INT64),
+               info([112595], DT.DT_FLOAT)]
+        outs = [info([], DT.DT_UNDEFINED), info([], DT.DT_UNDEFINED)]
+        attrs = [reduction, -100, 0.0, 0.0, False]
+        assert reg.infer_shape(InferShapeContext("CrossEntropyLoss", ins, outs, attrs)) == 0
+        assert reg.infer_dtype(InferDataTypeContext("CrossEntropyLoss", ins, outs, attrs)) == 0
+        assert outs[0].shape.GetOriginShape().dims == loss_dims
+        assert outs[1].shape.GetOriginShape().dims == [49, 112595]
+        assert outs[0].desc.dtype == outs[1].desc.dtype == GE[np.dtype(dtype)]
+    ins[1] = info([48], DT.DT_INT64)
+    assert reg.infer_shape(InferShapeContext("CrossEntropyLoss", ins, outs, attrs)) != 0
