@@ -47,6 +47,7 @@ from .host import (
     ge_to_numpy,
     kernel_entry,
     op_registration,
+    take_tiling_error,
 )
 from .profile import HardwareProfile, load_profile
 from .runtime import Run, launch
@@ -443,6 +444,12 @@ def _ones_like(x: aclTensor, executor: aclOpExecutor) -> aclTensor:
     return out
 
 
+def _fill(x: aclTensor, value: Any, executor: aclOpExecutor) -> aclTensor:
+    """`l0op.Fill`: set every element of x (any strides) to value, in phase two."""
+    executor.tasks.append(lambda: x.array.fill(value))
+    return x
+
+
 def _reformat(x: aclTensor, fmt: Format, executor: aclOpExecutor | None = None) -> aclTensor:
     """The same data labelled with another storage format (no data movement). An intermediate
     (owned) tensor is relabelled in place: it must stay the object the earlier tasks write, so
@@ -462,6 +469,7 @@ class _L0:
     BroadcastTo = staticmethod(_broadcast_to)
     OnesLike = staticmethod(_ones_like)
     ReFormat = staticmethod(_reformat)
+    Fill = staticmethod(_fill)
 
     def define(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator that puts an op's L0 function into the namespace (`l0op.LogitGrad`)."""
@@ -548,8 +556,11 @@ def ADD_TO_LAUNCHER_LIST_AICORE(op_type: str, *args: _OpArgs) -> None:
         attr_values += [a.default for a in opdef.attrs[len(attr_values):]]
     ctx = TilingContext(op_type, [_info(t) for t in inputs], [_info(t) for t in outputs],
                         attr_values, executor.settings.profile, reg.tiling_struct)
+    take_tiling_error()  # a message left by an earlier tiling is not this one's
     if reg.tiling is None or reg.tiling(ctx) != GRAPH_SUCCESS or ctx.tiling_data is None:
-        raise AclnnError(ACLNN_ERR_INNER_TILING_ERROR, f"tiling of {op_type} failed")
+        why = take_tiling_error()
+        raise AclnnError(ACLNN_ERR_INNER_TILING_ERROR,
+                         f"tiling of {op_type} failed" + (f": {why}" if why else ""))
     apply_overrides(op_type, ctx)  # a profiling sweep's forced tiling choices, if any
     workspace = sum(ctx.workspaces)
     executor.workspace += workspace

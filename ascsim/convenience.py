@@ -18,7 +18,8 @@ import numpy as np
 
 from .errors import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, AclnnError
 
-__all__ = ["REDUCTIONS", "tensor_arg", "real_arg", "reduction_arg"]
+__all__ = ["REDUCTIONS", "tensor_arg", "real_arg", "integer_arg", "reduction_arg",
+           "reduction_name"]
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}  # aclnn's integers
 
@@ -43,6 +44,14 @@ def real_arg(value: Any, name: str) -> float:
     return float(value)
 
 
+def integer_arg(value: Any, name: str) -> int:
+    """An integer attribute (a Python or numpy integer; not bool, float or str)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID,
+                         f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
 def reduction_arg(reduction: Any, name: str = "reduction") -> int:
     """"none" / "mean" / "sum" (any case) or aclnn's 0 / 1 / 2 as aclnn's integer. Other
     integers pass through: the API's own range check reports them, as it would in CANN."""
@@ -56,3 +65,14 @@ def reduction_arg(reduction: Any, name: str = "reduction") -> int:
         raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name} must be 'none', 'mean', 'sum' or "
                          f"0, 1, 2, got {type(reduction).__name__} {reduction!r}")
     return int(reduction)
+
+
+def reduction_name(reduction: Any, name: str = "reduction") -> str:
+    """"none" / "mean" / "sum" for an op whose API takes the reduction as a string: any case,
+    or aclnn's 0 / 1 / 2 (other integers are refused here, as no API check would see them)."""
+    code = reduction_arg(reduction, name)
+    names = {v: k for k, v in REDUCTIONS.items()}
+    if code not in names:
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name} {reduction!r} should be 'none', "
+                         "'mean' or 'sum' (or 0, 1, 2)")
+    return names[code]

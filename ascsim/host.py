@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -27,7 +28,8 @@ from .tiling import TilingData
 
 __all__ = ["ge", "gert", "platform_ascendc", "OpDef", "OP_ADD", "IMPL_OP_OPTILING",
            "IMPL_OP_INFERSHAPE", "REQUIRED", "OPTIONAL", "DYNAMIC", "op_registration",
-           "dtype_to_ge", "ge_to_numpy", "ge_to_ascendc", "OpRegistration", "kernel_entry"]
+           "dtype_to_ge", "ge_to_numpy", "ge_to_ascendc", "OpRegistration", "kernel_entry",
+           "OP_LOGE", "take_tiling_error"]
 
 
 class DataType(IntEnum):
@@ -569,3 +571,22 @@ def kernel_entry(op_type: str) -> Callable[..., Any]:
     name = snake_case(op_type)
     module = importlib.import_module(f"kernels_py.{name}.op_kernel.{name}")
     return getattr(module, name)
+
+
+# ---- op_host logging -------------------------------------------------------------------------
+
+_log = threading.local()
+
+
+def OP_LOGE(node: str, message: str, *args: Any) -> None:
+    """op_host's `OP_LOGE(context->GetNodeName(), fmt, ...)`: remember the message, so that the
+    aclnn layer's tiling error (561002) says why the tiling failed."""
+    text = message % args if args else message
+    _log.message = f"{node}: {text}"
+
+
+def take_tiling_error() -> str | None:
+    """The last op_host OP_LOGE message of this thread (and forget it)."""
+    message = getattr(_log, "message", None)
+    _log.message = None
+    return message

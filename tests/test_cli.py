@@ -117,3 +117,20 @@ def test_a_shape_too_big_for_memory_is_one_line(capsys: pytest.CaptureFixture[st
     err = capsys.readouterr().err
     assert err.startswith("ascsim run: --shape 100000000000: its random inputs need 745 GiB")
     assert err.count("\n") == 1
+
+
+def test_cross_entropy_loss_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """run, sanitize and profile on CrossEntropyLoss: bit-exact, clean, and a trace with the
+    cores' SyncAll (the cross-core phase of mean / sum)."""
+    assert main(["run", "cross_entropy_loss", "--shape", "50,700", "--dtype", "bfloat16",
+                 "--weight", "--label-smoothing", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "cores        48 (block_dim)" in out and "max ULP difference 0" in out
+    assert main(["sanitize", "cross_entropy_loss", "--shape", "9,100", "--reduction",
+                 "sum"]) == 0
+    assert "0 error(s), 0 warning(s)" in capsys.readouterr().out
+    trace = tmp_path / "t.json"
+    assert main(["profile", "cross_entropy_loss", "--shape", "6,300", "--trace",
+                 str(trace)]) == 0
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert sum(1 for e in events if e.get("name") == "SyncAll") == 6

@@ -78,3 +78,20 @@ def test_bce_backward_result_dtype_is_targets(self_dtype, target_dtype, ours, th
         xt, torch.from_numpy(y.astype(target_dtype)).to(xt.dtype))
     loss.backward()
     assert xt.grad.dtype == theirs
+
+
+@pytest.mark.parametrize("kwargs, code, name", [
+    ({"input": None}, 161001, "input"),
+    ({"target": None}, 161001, "target"),
+    ({"input": [[1.0, 2.0]]}, 161002, "input"),
+    ({"weight": [1.0, 1.0]}, 161002, "weight"),
+    ({"ignore_index": 1.5}, 161002, "ignore_index"),
+    ({"label_smoothing": "0.1"}, 161002, "label_smoothing"),
+    ({"reduction": None}, 161002, "reduction"),
+    ({"reduction": 3}, 161002, "reduction"),
+])
+def test_cross_entropy_loss_arguments(kwargs, code: int, name: str) -> None:
+    from kernels_py.cross_entropy_loss import cross_entropy_loss
+    args = {"input": np.zeros((2, 2), np.float32), "target": np.zeros(2, np.int64), **kwargs}
+    got, message = _code(cross_entropy_loss, **args)
+    assert got == code and name in message

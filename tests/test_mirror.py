@@ -438,3 +438,20 @@ def test_tools_script_runs_the_same_check():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     muls = _line_of(KERNEL_PY, "Muls(tmp, xFp32, -1.0, calNum)")
     assert f"logit_grad_kernel.py:{muls} -> kernels_cpp/logit_grad/op_kernel/" in proc.stdout
+
+
+def test_shipped_pairs_include_the_cross_entropy_loss_op():
+    """CrossEntropyLoss: every kernels_py file of the op has its C++ twin (the parametrized
+    test above then pairs each statement), the kernel header with most of the statements."""
+    root = ROOT / "kernels_py/cross_entropy_loss"
+    pairs = {p.py.relative_to(root).as_posix(): p for p in SHIPPED
+             if p.py is not None and root in p.py.parents}
+    assert set(pairs) >= {"op_kernel/cross_entropy_loss_kernel.py",
+                          "op_kernel/cross_entropy_loss.py",
+                          "op_kernel/cross_entropy_loss_tiling_data.py",
+                          "op_host/cross_entropy_loss_tiling.py",
+                          "op_host/cross_entropy_loss_def.py",
+                          "op_host/cross_entropy_loss_infershape.py",
+                          "op_api/aclnn_cross_entropy_loss.py"}
+    kernel = check_pair(pairs["op_kernel/cross_entropy_loss_kernel.py"])
+    assert kernel.ok and kernel.cpp_items == kernel.py_items == len(kernel.pairs) > 400

@@ -48,3 +48,23 @@ def test_a_queue_used_after_its_kernel_ended_says_so():
         with pytest.raises(QueueStateError, match="run that has ended"):
             q.AllocTensor[f32]()
     assert run.cores[0].pipe.core is None
+
+
+def test_scalar_float_arithmetic_in_a_kernel_is_silent_ieee():
+    """A kernel's np.float32 scalar 0/0 and x/0 give NaN and Inf as the scalar unit does,
+    without numpy's RuntimeWarning (which the caller's warning filters would turn on)."""
+    import warnings
+
+    import numpy as np
+
+    import ascsim
+    got = []
+
+    def kernel(out):
+        zero = np.float32(0.0)
+        got.extend([zero / zero, np.float32(1.0) / zero])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ascsim.launch(kernel, 1, np.zeros(8, np.float32))
+    assert np.isnan(got[0]) and got[1] == np.inf

@@ -130,3 +130,14 @@ def test_a_sweep_without_the_default_says_what_the_default_is(
     out = capsys.readouterr().out
     assert "default: cores=3 (the op's own choice is not among the values swept" in out
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cross_entropy_loss_sweep_stays_exact() -> None:
+    """cores and tile re-split rows and chunks; the runner's model follows the split the
+    kernel ran with, so every row is bit-exact."""
+    table = sweep("cross_entropy_loss", (9, 1000), "float32",
+                  {"cores": [2, 9], "tile": [256, 1000]}, workers=1,
+                  options={"reduction": "mean", "label_smoothing": 0.1})
+    assert len(table.rows) == 4
+    assert all(r["error"] is None and r["bit_exact"] for r in table.rows), table.rows
+    assert {r["block_dim"] for r in table.rows} == {2, 9}

@@ -9,8 +9,9 @@ LogitGrad's cells, documented values and mechanisms are kernels_py/logit_grad/be
 (the README's table). SigmoidCrossEntropyWithLogitsGradV2's are below: its documentation
 (cann_ops.md §7b.1, from aclnnBinaryCrossEntropyWithLogitsBackward.md and the op README) gives
 only the formula, so a cell's documented value is that formula evaluated in float64 and rounded
-once to float32, unless the cell states a limit. A report for another operator is one more
-`Section` builder in SECTIONS.
+once to float32, unless the cell states a limit. CrossEntropyLoss's likewise (its formula is
+PyTorch's, cann_ops_more.md §2). A report for another operator is one more `Section` builder in
+SECTIONS.
 """
 
 from __future__ import annotations
@@ -350,7 +351,142 @@ def sce_section() -> Section:
                    ("ascsim (aclnn)", "ascsim kernel variant", "PyTorch"), tuple(rows))
 
 
-SECTIONS: list[Callable[[], Section]] = [logit_grad_section, sce_section]
+# ---- CrossEntropyLoss ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CeCell:
+    rows: tuple[tuple[float, ...], ...]   # the logits, one tuple per row
+    targets: tuple[int, ...]
+    why: str
+    reduction: str = "mean"
+    weight: tuple[float, ...] | None = None
+    ls: float = 0.0
+    ignore: int = -100
+    classes: int = 0                      # for an empty batch (no rows to count them from)
+
+
+CE_CELLS = (
+    CeCell(((1.0, 2.0, 3.0),), (2,), "lse = ln(sum e^(x - 3)) + 3, then x - lse: the float32 "
+           "roundings of exp, the tree sum, Ln, + m and - lse"),
+    CeCell(((1.0, 2.0, 3.0), (0.5, -1.0, 2.0)), (0, 2), "the mean of two rows: per-core tree "
+           "sums of w*lp and w, one tree over the cores' partials, then a division",
+           weight=(0.2, 1.0, 0.7)),
+    CeCell(((1.0, 2.0, 3.0), (0.5, -1.0, 2.0)), (1, 1), "every row ignored: sum w = 0, "
+           "0 / 0 = NaN", ignore=1),
+    CeCell(((1.0, 2.0, 3.0), (0.5, -1.0, 2.0)), (1, 1), "every row ignored: the ln sum is "
+           "+0 and the kernel's final -sum gives -0 (PyTorch +0)", reduction="sum", ignore=1),
+    CeCell((), (), "N = 0: no launch; the aclnn layer fills the loss with NaN (0 / 0)",
+           classes=3),
+    CeCell((), (), "N = 0: no launch; the aclnn layer fills the loss with 0",
+           reduction="sum", classes=3),
+    CeCell(((1.0, math.nan, 3.0),), (0,), "the row max is NaN (the first NaN wins), so every "
+           "log-prob of the row is NaN"),
+    CeCell(((1.0, math.inf, 3.0),), (1,), "max = +Inf: x - max is Inf - Inf = NaN at the "
+           "target, so lse and the loss are NaN (the limit would be 0)"),
+    CeCell(((-math.inf, 1.0, 3.0),), (0,), "exp(-Inf - 3) = 0; lp = -Inf - lse = -Inf; "
+           "loss = -1 * -Inf = +Inf"),
+    CeCell(((0.0, 100.0, -100.0),), (2,), "lse rounds to 100 (ln S = 3.7e-44 underflows "
+           "to 0 in float32); -100 - 100 = -200 exactly", reduction="none"),
+    CeCell(((3.5,),), (0,), "one class: S = 1, ln 1 = 0, lp = x - x = +0; the "
+           "kernel's final -sum / sum w gives -0 (PyTorch +0)"),
+    CeCell(((1.0, 2.0, 3.0),), (0,), "label smoothing 1: only (ls / C) * sum_c -lp_c",
+           ls=1.0),
+    CeCell(((1.0, 2.0, 3.0), (2.0, 0.0, -1.0)), (0, 2), "smoothing with weights: "
+           "(ls - 1) * w_t lp_t + (ls / C) * -sum_c w_c lp_c per row, summed, / sum w_t",
+           weight=(0.5, 1.0, 0.0), ls=0.25),
+    CeCell(((1.0, 2.0, 3.0), (2.0, 0.0, -1.0)), (0, 2), "weight 0 at the second row's "
+           "target: its term and its weight drop out of the mean", weight=(0.5, 1.0, 0.0)),
+    CeCell(((1.0, 2.0, 3.0), (2.0, 0.0, -1.0)), (0, 2), "ignore_index = 0 inside [0, C): "
+           "row 0 ignored (w = 0, no smoothing term)", reduction="sum", ignore=0, ls=0.1),
+)
+
+
+def _ce_arrays(c: CeCell) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    classes = len(c.rows[0]) if c.rows else c.classes
+    x = np.array(c.rows, F32).reshape(len(c.rows), classes)
+    w = None if c.weight is None else np.array(c.weight, F32)
+    return x, np.array(c.targets, np.int64), w
+
+
+def ce_documented(c: CeCell) -> tuple[float, float]:
+    """(PyTorch's formula, which the docs give (the label smoothing term is the kernel's and
+    PyTorch's; the docs omit it), in float64 rounded once to float32, the float64 value)."""
+    x, t, w = _ce_arrays(c)
+    xf = x.astype(np.float64)
+    n, classes = xf.shape
+    wc = np.ones(classes) if w is None else w.astype(np.float64)
+    with np.errstate(all="ignore"):
+        m = xf.max(axis=1, keepdims=True) if n else np.zeros((0, 1))
+        lp = xf - m - np.log(np.exp(xf - m).sum(axis=1, keepdims=True))
+        keep = t != c.ignore
+        tt = np.where(keep, t, 0)
+        wt = np.where(keep, wc[tt], 0.0)
+        nll = -wt * lp[np.arange(n), tt]
+        smooth = np.where(keep, -(lp * wc).sum(axis=1), 0.0)
+        per_row = (1 - c.ls) * nll + (c.ls / classes * smooth if c.ls > 0 else 0.0)
+        value = per_row.sum() / wt.sum() if c.reduction == "mean" else (
+            per_row.sum() if c.reduction == "sum" else per_row[0])
+    return float(F32(value)), float(value)
+
+
+def ce_kernel(c: CeCell) -> float:
+    from kernels_py.cross_entropy_loss import cross_entropy_loss
+    x, t, w = _ce_arrays(c)
+    out = cross_entropy_loss(x, t, w, c.reduction, c.ignore, c.ls)
+    return float(np.asarray(out).reshape(-1)[0])
+
+
+def ce_torch(c: CeCell) -> float:
+    from kernels_py.cross_entropy_loss.reference import torch_reference
+    x, t, w = _ce_arrays(c)
+    return float(np.asarray(torch_reference(x, t, w, c.reduction, c.ignore, c.ls)[0])
+                 .reshape(-1)[0])
+
+
+def ce_bound(c: CeCell) -> float | None:
+    """reference.torch_tolerance: the derived distance between two float32 evaluations (the
+    kernel's and PyTorch's), a bound on each one's error too."""
+    from kernels_py.cross_entropy_loss.reference import torch_tolerance
+    x, t, w = _ce_arrays(c)
+    if not x.size or not np.isfinite(x).all():
+        return None
+    with np.errstate(all="ignore"):
+        tol = np.asarray(torch_tolerance(x, t, w, c.reduction, c.ignore, c.ls)[0]).reshape(-1)
+    return float(tol[0]) if math.isfinite(tol[0]) else None
+
+
+def ce_section() -> Section:
+    rows = []
+    for c in CE_CELLS:
+        documented, exact = ce_documented(c)
+        bound = ce_bound(c)
+        results = tuple((v, judge(v, documented, bound, exact))
+                        for v in (ce_kernel(c), ce_torch(c)))
+        logits = "; ".join("[" + ", ".join(fmt(v) for v in r) + "]" for r in c.rows) or \
+            f"(0, {c.classes})"
+        inputs = (logits, "[" + ", ".join(map(str, c.targets)) + "]",
+                  "-" if c.weight is None else "[" + ", ".join(fmt(v) for v in c.weight) + "]",
+                  c.reduction, fmt_attr(c.ls), str(c.ignore))
+        rows.append(Row(inputs, documented, "formula", results, c.why))
+    intro = ("`aclnnCrossEntropyLoss` (fp32). Documented (docs/aclnnCrossEntropyLoss.md, "
+             "cann_ops_more.md §2): loss_r = -w[t_r] log_softmax(x_r)[t_r] with PyTorch's "
+             "label smoothing (ls - 1) w_t lp_t + (ls / C) sum_c -w_c lp_c (the docs omit it; "
+             "the kernel implements it); ignore_index rows count 0 with weight 0; mean divides "
+             "by sum w[t]. The documented value is that formula in float64, rounded once to "
+             "float32. The kernel: row max by reduce trees, S = sum exp(x - max) (trees of "
+             "8192-element sub-blocks added in order), lse = ln S + max, lp = x - lse; then "
+             "per-core tree sums, the workspace, SyncAll and core 0's tree over the cores. "
+             "ascsim's column is the torch-shaped convenience call (the aclnn pair's loss is "
+             "(1)). PyTorch: `cross_entropy` in float32. *Rounding* is the bound of "
+             "`reference.torch_tolerance`. Targets outside [0, C) (neither ignore_index) are "
+             "not cells: the docs require valid targets, PyTorch raises, ascsim gives NaN for "
+             "the row and the public kernel reads out of bounds (README).")
+    return Section("CrossEntropyLoss", intro,
+                   ("logits (rows)", "target", "weight", "reduction", "ls", "ignore"),
+                   ("ascsim", "PyTorch"), tuple(rows))
+
+
+SECTIONS: list[Callable[[], Section]] = [logit_grad_section, sce_section, ce_section]
 
 
 def build() -> str:

@@ -204,10 +204,10 @@ def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Findi
     aborted = core.sanitizer is not None and core.sanitizer.aborted
     if not aborted:
         for flag in [f for f, v in enumerate(core.flags) if v]:
-            idx = np.flatnonzero(is_set & (enc.par == flag))
-            if not idx.size:
-                continue  # set by a queue call: the framework owns it
-            rec = int(idx[-1])
+            sets = np.flatnonzero((enc.cls == ps.C_SET) & (enc.par == flag))
+            if not sets.size or enc.implicit[sets[-1]]:
+                continue  # last set by a queue call (a FreeTensor's giveback): the TQue owns it
+            rec = int(sets[-1])
             src, dst = EVENT_PIPES.get(flag >> 3, (0, 0))
             msg = (f"Unpaired SetFlag<{flag_name(flag)}> from PIPE_{PIPE_NAMES[src]} to "
                    f"PIPE_{PIPE_NAMES[dst]}: still set when the kernel ended (it leaks into "

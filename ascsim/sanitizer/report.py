@@ -26,7 +26,8 @@ _LEFT_BEHIND = ("unpaired SetFlag", "double SetFlag", "EnQue without DeQue",
 
 def sort_key(f: Finding) -> tuple:
     return (1 if f.follows else 0, _SEVERITY_ORDER.get(f.severity, 2),
-            -1 if f.core is None else f.core, -1 if f.serial is None else f.serial)
+            -1 if f.core is None else f.core, -1 if f.serial is None else f.serial, f.kind,
+            f.check)
 
 
 def _name(f: Finding) -> str:
@@ -50,9 +51,8 @@ def _cause(f: Finding, roots: list[Finding]) -> Finding | None:
 
 
 def root_causes_first(findings: list[Finding]) -> list[Finding]:
-    """`findings` in the order to fix them: root causes by (severity, core, serialNo), then
-    the follow-ons, each marked with the finding it follows from. The sort is stable, so findings
-    of one instruction keep the order the checks found them in."""
+    """`findings` in the order to fix them: root causes by (severity, core, serialNo, kind,
+    check), then the follow-ons, each marked with the finding it follows from."""
     ordered = sorted(findings, key=sort_key)
     roots = [f for f in ordered if not f.follows]
     marked = []

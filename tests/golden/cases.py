@@ -311,4 +311,77 @@ def _sce() -> Operator:
                                           big).id)
 
 
-OPERATORS: dict[str, Operator] = {op.name: op for op in (_logit_grad(), _sce())}
+# ---- CrossEntropyLoss ------------------------------------------------------------------------
+
+def _cross_entropy_loss() -> Operator:
+    """One output per case: the operator's loss ((N) for none, (1) otherwise) followed by its
+    log_prob (N, C), flattened, in the input's dtype."""
+    from kernels_py.cross_entropy_loss import (
+        aclnnCrossEntropyLoss,
+        aclnnCrossEntropyLossGetWorkspaceSize,
+    )
+    from kernels_py.cross_entropy_loss.reference import numpy_model
+
+    big = (97, 1500)        # 48 cores: 1 front core of 3 rows, 47 tail cores of 2
+    attrs = ((0.0, False, -100), (0.2, True, 1))
+
+    def case(dt: np.dtype, reduction: str, ls: float, weight: bool, ignore: int, inputs: str,
+             shape: tuple[int, ...] = ()) -> Case:
+        name = f"{reduction},ls={ls:g},{'weight' if weight else 'no_weight'},ignore={ignore}"
+        return Case(case_id(dt, name, inputs, shape), dt, shape, inputs,
+                    {"reduction": reduction, "ls": ls, "weight": weight, "ignore": ignore})
+
+    def cases() -> Iterator[Case]:
+        for dt in DTYPES:
+            for reduction in ("none", "mean", "sum"):
+                for ls, weight, ignore in attrs:
+                    yield case(dt, reduction, ls, weight, ignore, "random", (61, 33))
+                yield case(dt, reduction, 0.1, True, -100, "specials")
+            yield case(dt, "mean", 0.1, True, 2, "random", (3, 9000))
+            yield case(dt, "sum", 0.0, False, -100, "random", big)
+
+    def draw(c: Case) -> Draw:
+        rows, classes = c.shape
+
+        def f(rng: np.random.Generator, n: int) -> Inputs:
+            t = rng.integers(0, classes, rows).astype(np.int64)
+            t[rng.random(rows) < 0.1] = c.params["ignore"]
+            return {"input": rng.uniform(-8, 8, n).astype(F32).astype(c.dtype), "target": t,
+                    "weight": rng.uniform(0, 1, classes).astype(F32) if c.params["weight"]
+                    else None}
+        return f
+
+    def specials(c: Case) -> Inputs:
+        """A row per special value s: [s, 0, 1, -1, 2.5], targets cycling over the classes."""
+        s = special_values(c.dtype).astype(F32)
+        rows = np.stack([s, np.zeros_like(s), np.ones_like(s), -np.ones_like(s),
+                         np.full_like(s, 2.5)], axis=1)
+        t = (np.arange(s.size) % 5).astype(np.int64)
+        w = np.array([0.5, 1.0, 0.0, 2.0, 0.25], F32) if c.params["weight"] else None
+        return {"input": rows.astype(c.dtype), "target": t, "weight": w}
+
+    def run(c: Case, inputs: Inputs, threads: int) -> np.ndarray:
+        x = inputs["input"]
+        n = x.shape[0]
+        loss = poisoned((n,) if c.params["reduction"] == "none" else (1,), x.dtype)
+        log_prob = poisoned(x.shape, x.dtype)
+        with aclnn.device(threads=threads):
+            size, executor = aclnnCrossEntropyLossGetWorkspaceSize(
+                x, inputs["target"], inputs["weight"], c.params["reduction"], c.params["ignore"],
+                c.params["ls"], 0.0, False, loss, log_prob, np.empty(1, x.dtype),
+                np.empty(n, x.dtype))
+            aclnnCrossEntropyLoss(None, size, executor)
+        return np.concatenate([loss.reshape(-1), log_prob.reshape(-1)])
+
+    def model(c: Case, inputs: Inputs) -> np.ndarray:
+        p = c.params
+        loss, log_prob = numpy_model(inputs["input"], inputs["target"], inputs["weight"],
+                                     p["reduction"], p["ignore"], p["ls"])
+        return np.concatenate([loss.reshape(-1), log_prob.reshape(-1)])
+
+    return Operator("cross_entropy_loss", tuple(cases()), draw, specials, run, model,
+                    determinism_case=case(BF16, "sum", 0.0, False, -100, "random", big).id)
+
+
+OPERATORS: dict[str, Operator] = {op.name: op for op in (_logit_grad(), _sce(),
+                                                         _cross_entropy_loss())}
