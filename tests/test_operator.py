@@ -233,3 +233,11 @@ def test_readme_shows_the_example_file() -> None:
     end = readme.index("```\n<!-- /silu-grad-example -->", start)
     assert readme[start:end] == EXAMPLE.read_text(), \
         "README's 'Write your own operator' must show tools/examples/silu_grad.py verbatim"
+
+
+def test_snake_case_splits_acronyms_where_the_next_word_starts():
+    from ascsim.host import snake_case
+    assert snake_case("MSELossV2") == "mse_loss_v2"
+    assert snake_case("SigmoidCrossEntropyWithLogitsGradV2") == \
+        "sigmoid_cross_entropy_with_logits_grad_v2"
+    assert snake_case("LogitGrad") == "logit_grad"
