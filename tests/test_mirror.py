@@ -438,3 +438,19 @@ def test_tools_script_runs_the_same_check():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     muls = _line_of(KERNEL_PY, "Muls(tmp, xFp32, -1.0, calNum)")
     assert f"logit_grad_kernel.py:{muls} -> kernels_cpp/logit_grad/op_kernel/" in proc.stdout
+
+
+def test_mse_loss_v2_pairs_every_file_and_statement():
+    """MSELossV2: every C++ file has its Python twin (kernel entry, base / none / sum / mean
+    classes, tiling data and keys, def, infershape, tiling, aclnn API) and every statement
+    pairs."""
+    pairs = [p for p in SHIPPED if p.op_dir.name == "mse_loss_v2"]
+    stems = {(p.py or p.cpp[0]).stem for p in pairs}
+    assert stems == {"mse_loss_v2", "mse_loss_v2_base", "mse_loss_v2_none", "mse_loss_v2_sum",
+                     "mse_loss_v2_mean", "mse_loss_v2_tiling_data", "mse_loss_v2_tiling_key",
+                     "mse_loss_v2_def", "mse_loss_v2_infershape", "mse_loss_v2_tiling",
+                     "aclnn_mse_loss"}
+    for pair in pairs:
+        assert pair.py is not None and pair.cpp, pair
+        result = check_pair(pair)
+        assert result.ok and result.cpp_items == result.py_items == len(result.pairs), pair.py
