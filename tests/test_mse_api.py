@@ -194,3 +194,19 @@ def test_bf16_needs_a_profile_with_bf16(no_bf16_profile):
         mse_loss(x, x, "sum", profile=no_bf16_profile)
     assert info.value.code == 161002
     assert mse_loss(np.ones(8, F16), np.zeros(8, F16), "sum", profile=no_bf16_profile) == 8
+
+
+@pytest.mark.parametrize("args, kwargs, code, name", [
+    ((None, np.ones(4, F32)), {}, 161001, "self"),
+    ((np.ones(4, F32), None), {}, 161001, "target"),
+    (([0.1, 0.5], np.ones(2, F32)), {}, 161002, "self"),
+    ((np.ones(2, F32), (1.0, 1.0)), {}, 161002, "target"),
+    ((np.ones(2, F32), np.ones(2, F32)), {"reduction": None}, 161002, "reduction"),
+    ((np.ones(2, F32), np.ones(2, F32)), {"reduction": 1.0}, 161002, "reduction"),
+    ((np.ones(2, F32), np.ones(2, F32)), {"reduction": True}, 161002, "reduction"),
+])
+def test_convenience_arguments(args, kwargs, code, name):
+    """Python arguments get the aclnn code the API would give, naming the parameter."""
+    with pytest.raises(AclnnError) as info:
+        mse_loss(*args, **kwargs)
+    assert info.value.code == code and name in str(info.value)

@@ -13,6 +13,7 @@ the op's libraries does in CANN.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import ml_dtypes
@@ -40,7 +41,20 @@ def _reduction_code(reduction: str | int) -> int:
             raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"reduction {reduction!r} should be "
                              "'none', 'mean' or 'sum' (or 0, 1, 2)")
         return code
+    if isinstance(reduction, bool) or not isinstance(reduction, numbers.Integral):
+        raise AclnnError(ACLNN_ERR_PARAM_INVALID, "reduction must be 'none', 'mean', 'sum' or "
+                         f"0, 1, 2, got {type(reduction).__name__} {reduction!r}")
     return int(reduction)  # out-of-range ints are reported by the API's reduction check
+
+
+def _tensor(obj: Any, name: str) -> Any:
+    """obj if the aclnn layer takes it (None is left to the API's null check, 161001); a list
+    or another non-tensor is 161002, naming the parameter."""
+    if obj is None or isinstance(obj, (np.ndarray, np.generic)) or \
+            type(obj).__module__.startswith("torch"):
+        return obj
+    raise AclnnError(ACLNN_ERR_PARAM_INVALID, f"{name} must be a numpy array or a torch CPU "
+                     f"tensor, got {type(obj).__name__} (wrap it: np.asarray({name}, dtype))")
 
 
 def _numpy_dtype(a: Any) -> np.dtype:
@@ -81,14 +95,15 @@ def mse_loss(self: Any, target: Any, reduction: str | int = "mean", return_run: 
     ml_dtypes.bfloat16. `return_run=True` returns `(out, run)` (run is None when nothing was
     launched: an empty input). `profile`, `sanitize` and `threads` choose the simulated
     hardware, the sanitizer mode and the host threads for this call."""
+    self, target = _tensor(self, "self"), _tensor(target, "target")
     code = _reduction_code(reduction)
     out = None
     if self is not None and target is not None:
         dtype = result_dtype(_numpy_dtype(self), _numpy_dtype(target))
         try:
-            shape = np.broadcast_shapes(tuple(self.shape), tuple(target.shape))
+            shape = np.broadcast_shapes(tuple(np.shape(self)), tuple(np.shape(target)))
         except ValueError:
-            shape = tuple(self.shape)  # the API reports the shapes that do not broadcast
+            shape = tuple(np.shape(self))  # the API reports the shapes that do not broadcast
         out = _new_out(self, shape if code == 0 else (), dtype)
     with _aclnn.device(profile, sanitize, threads):
         size, executor = aclnnMseLossGetWorkspaceSize(self, target, code, out)
