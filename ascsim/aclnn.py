@@ -59,7 +59,7 @@ __all__ = ["aclTensor", "aclOpExecutor", "CREATE_EXECUTOR", "CHECK_RET", "OP_LOG
            "as_tensor", "to_caller", "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_NULLPTR",
            "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "aclnnStatus", "ToString",
            "CheckType", "GetCurrentPlatformInfo", "aclnn_api", "empty_like", "PromoteType",
-           "CanCast"]
+           "CanCast", "BroadcastInferShape", "aclScalar"]
 
 aclnnStatus = int
 
@@ -271,6 +271,20 @@ def PromoteType(a: DataType, b: DataType) -> DataType:
     return dtype_to_ge(np.promote_types(ge_to_numpy(a), ge_to_numpy(b)))
 
 
+def BroadcastInferShape(a: Shape, b: Shape, broadcastShape: Shape) -> bool:
+    """`op::BroadcastInferShape`: numpy/PyTorch broadcasting of a and b (aligned at the last
+    dim; each pair of dims equal, or one of them 1); writes the result into broadcastShape and
+    returns True, or returns False (broadcastShape unchanged) when they do not broadcast."""
+    try:
+        dims = np.broadcast_shapes(tuple(a.dims), tuple(b.dims))
+    except ValueError:
+        return False
+    broadcastShape.SetDimNum(len(dims))
+    for i, d in enumerate(dims):
+        broadcastShape.SetDim(i, d)
+    return True
+
+
 def CanCast(src: DataType, dst: DataType) -> bool:
     """`op::CanCast`: PyTorch's can_cast (no float -> integer, no numeric -> bool)."""
     src, dst = DataType(src), DataType(dst)
@@ -310,6 +324,28 @@ class aclOpExecutor:  # noqa: N801
         """`AllocIntArray(data, size)`: an aclIntArray (a list of ints here)."""
         values = list(values)
         return [int(v) for v in values[:len(values) if size is None else size]]
+
+    def AllocScalar(self, value: Any) -> aclScalar:
+        """`AllocScalar(value)`: a host scalar (an aclScalar holding a Python number)."""
+        return aclScalar(value)
+
+    def ConvertToTensor(self, values: Any, *args: Any) -> aclTensor:
+        """`ConvertToTensor(data, size, dtype)` (an int array as a 1-D tensor) or
+        `ConvertToTensor(scalar, dtype)` (a rank-0 tensor holding the scalar, cast to dtype)."""
+        if isinstance(values, aclScalar):
+            dtype = DataType(args[0])
+            array = np.asarray(values.value, dtype=np.float64).astype(ge_to_numpy(dtype))
+            return aclTensor(array.reshape(()), dtype, owned=True)
+        size, dtype = int(args[0]), DataType(args[1])
+        array = np.asarray(list(values)[:size], dtype=ge_to_numpy(dtype)).reshape(size)
+        return aclTensor(array, dtype, owned=True)
+
+
+class aclScalar:  # noqa: N801 - aclnn name
+    """`aclScalar`: a host-side number (what `AllocScalar` makes)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 class UniqueExecutor:
@@ -444,12 +480,6 @@ def _ones_like(x: aclTensor, executor: aclOpExecutor) -> aclTensor:
     return out
 
 
-def _fill(x: aclTensor, value: Any, executor: aclOpExecutor) -> aclTensor:
-    """`l0op.Fill`: set every element of x (any strides) to value, in phase two."""
-    executor.tasks.append(lambda: x.array.fill(value))
-    return x
-
-
 def _reformat(x: aclTensor, fmt: Format, executor: aclOpExecutor | None = None) -> aclTensor:
     """The same data labelled with another storage format (no data movement). An intermediate
     (owned) tensor is relabelled in place: it must stay the object the earlier tasks write, so
@@ -458,6 +488,20 @@ def _reformat(x: aclTensor, fmt: Format, executor: aclOpExecutor | None = None) 
         x.format = Format(fmt)
         return x
     return aclTensor(x.array, x.dtype, fmt, x.name)
+
+
+def _fill(dims: aclTensor, value: aclTensor, outShape: Any,
+          executor: aclOpExecutor) -> aclTensor | None:
+    """`l0op::Fill(dims, value, outShape, executor)`: a contiguous tensor of outShape (an int
+    array; `dims` holds the same numbers as an int64 tensor) filled with the rank-0 `value`,
+    in value's dtype."""
+    shape = tuple(int(d) for d in outShape)
+    if tuple(int(d) for d in dims.array.reshape(-1)) != shape or value.array.size != 1:
+        return None
+    out = aclTensor(np.empty(shape, dtype=value.array.dtype), value.dtype, owned=True)
+    fill = value.array.reshape(())[()]
+    executor.tasks.append(lambda: out.array.fill(fill))
+    return out
 
 
 class _L0:

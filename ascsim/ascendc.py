@@ -52,7 +52,20 @@ from .sync import (
     pipe_t,
 )
 from .syncmode import kernel_sync  # noqa: F401  (imported by name, not by *)
-from .tiling import GET_TILING_DATA, TILING_KEY_IS, GetBlockIdx, GetBlockNum, TilingData
+from .tiling import (
+    GET_TILING_DATA,
+    KERNEL_TASK_TYPE_DEFAULT,
+    KERNEL_TYPE_AIC_ONLY,
+    KERNEL_TYPE_AIV_ONLY,
+    KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1,
+    KERNEL_TYPE_MIX_AIC_1_2,
+    KERNEL_TYPE_MIX_AIV_1_0,
+    TILING_KEY_IS,
+    GetBlockIdx,
+    GetBlockNum,
+    TilingData,
+)
 
 __all__ = [
     "half", "float", "bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
@@ -63,6 +76,9 @@ __all__ = [
     "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
     "EVENT_ID7", "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
     "GET_TILING_DATA", "TILING_KEY_IS", "GetBlockIdx", "GetBlockNum", "TilingData",
+    "KERNEL_TASK_TYPE_DEFAULT", "KERNEL_TYPE_AIV_ONLY", "KERNEL_TYPE_AIC_ONLY",
+    "KERNEL_TYPE_MIX_AIV_1_0", "KERNEL_TYPE_MIX_AIC_1_0", "KERNEL_TYPE_MIX_AIC_1_1",
+    "KERNEL_TYPE_MIX_AIC_1_2",
     "Generic", "TypeVar", "T", "DumpTensor", "printf", "ascendc_assert",
 ]
 

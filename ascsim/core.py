@@ -43,7 +43,7 @@ class CoreState:
         "dummy", "first_element_dummy", "tmp_ub", "owned", "buffers", "queues", "uviews",
         "pad_reg",
         "vmask", "acc_val", "maxmin_cnt",
-        "xcore",
+        "xcore", "kernel_type",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -89,6 +89,8 @@ class CoreState:
         self.queues: list[Any] = []
         # cross-core state (instructions/crosscore.py): scheduler, atomic mode, workspace base
         self.xcore: Any = None
+        # KERNEL_TASK_TYPE_DEFAULT's declaration (ascsim/tiling.py); None when undeclared
+        self.kernel_type: int | None = None
         # The vector unit's mask state (instructions/vmask.py): None is the reset state, Normal
         # mode with a full mask; else (counter mode?, low 64 bits, high 64 bits).
         self.vmask: tuple[bool, int, int] | None = None

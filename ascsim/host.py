@@ -561,8 +561,9 @@ def IMPL_OP_INFERSHAPE(op_type: str) -> _ImplInfer:
 
 
 def snake_case(op_type: str) -> str:
-    """`SigmoidCrossEntropyWithLogitsGradV2` -> `sigmoid_cross_entropy_with_logits_grad_v2`."""
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", op_type).lower()
+    """`SigmoidCrossEntropyWithLogitsGradV2` -> `sigmoid_cross_entropy_with_logits_grad_v2`;
+    an acronym ends where its last capital starts a word: `MSELossV2` -> `mse_loss_v2`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", op_type).lower()
 
 
 def kernel_entry(op_type: str) -> Callable[..., Any]:

@@ -4,10 +4,9 @@ A spec is, in this order:
 - a file, `path/to/my_op.py` (anything ending in .py or holding a path separator): imported by
   path;
 - a name in the `ascsim.ops` entry-point group of any installed package (ascsim registers its
-  own two there), whose entry point loads an Operator (or a module holding one);
-- a shipped name (`logit_grad`, `sigmoid_cross_entropy_with_logits_grad_v2`,
-  `cross_entropy_loss`): the fallback for
-  a source checkout that was never pip-installed;
+  own there), whose entry point loads an Operator (or a module holding one);
+- a shipped name (`logit_grad`, `sigmoid_cross_entropy_with_logits_grad_v2`, `mse_loss_v2`,
+  `cross_entropy_loss`): the fallback for a source checkout that was never pip-installed;
 - an importable module, `pkg.module` (or `pkg.module:NAME` for one attribute).
 
 A module supplies its `OPERATOR`, or else its only module-level Operator. Every failure is one
@@ -35,7 +34,7 @@ __all__ = ["load_operator", "operator_names", "spec_of", "ENTRY_POINT_GROUP", "S
 ENTRY_POINT_GROUP = "ascsim.ops"
 SHIPPED = {name: f"kernels_py.{name}.runner"
            for name in ("logit_grad", "sigmoid_cross_entropy_with_logits_grad_v2",
-                        "cross_entropy_loss")}
+                        "mse_loss_v2", "cross_entropy_loss")}
 _FORMS = "a shipped name, an ascsim.ops entry point, path/to/op.py or pkg.module"
 _cache: dict[str, Operator] = {}
 _origins: dict[int, tuple[Operator, str]] = {}  # id -> (op, a spec that loads it again)

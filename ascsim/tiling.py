@@ -15,8 +15,12 @@ import numpy as np
 from .core import current_core
 from .dtypes import DType
 from .errors import ParameterError
+from .faults import fault
 
-__all__ = ["TilingData", "GET_TILING_DATA", "TILING_KEY_IS", "GetBlockIdx", "GetBlockNum"]
+__all__ = ["TilingData", "GET_TILING_DATA", "TILING_KEY_IS", "GetBlockIdx", "GetBlockNum",
+           "KERNEL_TASK_TYPE_DEFAULT", "KERNEL_TYPE_AIV_ONLY", "KERNEL_TYPE_AIC_ONLY",
+           "KERNEL_TYPE_MIX_AIV_1_0", "KERNEL_TYPE_MIX_AIC_1_0", "KERNEL_TYPE_MIX_AIC_1_1",
+           "KERNEL_TYPE_MIX_AIC_1_2"]
 
 
 class TilingData:
@@ -99,3 +103,27 @@ def GetBlockIdx() -> int:
 
 def GetBlockNum() -> int:
     return current_core().block_num
+
+
+# The kernel types of `KERNEL_TASK_TYPE_DEFAULT` (CANN's KernelMetaType, in its order).
+KERNEL_TYPE_AIV_ONLY = 0
+KERNEL_TYPE_AIC_ONLY = 1
+KERNEL_TYPE_MIX_AIV_1_0 = 2
+KERNEL_TYPE_MIX_AIC_1_0 = 3
+KERNEL_TYPE_MIX_AIC_1_1 = 4
+KERNEL_TYPE_MIX_AIC_1_2 = 5
+_AIV_TYPES = (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0)
+
+
+def KERNEL_TASK_TYPE_DEFAULT(kernelType: int) -> None:  # noqa: N802, N803 - AscendC names
+    """`KERNEL_TASK_TYPE_DEFAULT(type)`: the kernel type the binary is built as. A vector
+    kernel that calls the hard SyncAll declares KERNEL_TYPE_MIX_AIV_1_0, the docs' mix(0,1).
+    ascsim runs AIV cores only, so the types with AI Cube work are refused; the declared type
+    is kept on the core (`kernel_type`) for the analyses."""
+    core = current_core()
+    if kernelType not in _AIV_TYPES:
+        fault(core, ParameterError(
+            f"KERNEL_TASK_TYPE_DEFAULT({kernelType}): ascsim launches AIV cores only; the "
+            "vector kernel types are KERNEL_TYPE_AIV_ONLY and KERNEL_TYPE_MIX_AIV_1_0"))
+        return
+    core.kernel_type = int(kernelType)

@@ -134,3 +134,25 @@ def test_cross_entropy_loss_commands(tmp_path: Path, capsys: pytest.CaptureFixtu
                  str(trace)]) == 0
     events = json.loads(trace.read_text())["traceEvents"]
     assert sum(1 for e in events if e.get("name") == "SyncAll") == 6
+
+
+def test_mse_run_sanitize_and_profile_show_the_syncall(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """mse_loss_v2 through the commands: run (sanitizer on) is bit-exact; sanitize is clean;
+    the profile's trace has one SyncAll per core, all released together (a barrier), each
+    pointing at the kernel line and its C++ twin."""
+    assert main(["run", "mse_loss_v2", "--shape", "20011", "--dtype", "bfloat16",
+                 "--reduction", "mean", "--sanitize", "check"]) == 0
+    out = capsys.readouterr().out
+    assert "cores        10 (block_dim)" in out and "max ULP difference 0" in out  # 1250 blocks
+    assert main(["sanitize", "mse_loss_v2", "--shape", "1031", "--reduction", "sum"]) == 0
+    trace_path = tmp_path / "t.json"
+    assert main(["profile", "mse_loss_v2", "--shape", "40000", "--reduction", "sum",
+                 "--trace", str(trace_path), "--timeline", str(tmp_path / "t.png")]) == 0
+    events = [e for e in json.loads(trace_path.read_text())["traceEvents"]
+              if e.get("name") == "SyncAll"]
+    assert len({e["pid"] for e in events}) == len(events) == 40  # 5000 blocks: 40 cores
+    assert len({e["args"]["cycles"][1] for e in events}) == 1    # all released at once
+    assert all(e["args"]["code"].endswith("mse_loss_v2_sum.py:83") and
+               e["args"]["cpp"].startswith("kernels_cpp/mse_loss_v2/op_kernel/mse_loss_v2_sum.h")
+               for e in events)

@@ -78,6 +78,8 @@ def _enum_checks() -> list[str]:
     for i in range(8):
         lines.append(f"static_assert(EVENT_ID{i} == {getattr(surface, f'EVENT_ID{i}')}, "
                      f"\"EVENT_ID{i}\");")
+    for name in [n for n in surface.__all__ if n.startswith("KERNEL_TYPE_")]:
+        lines.append(f"static_assert(AscendC::{name} == {getattr(surface, name)}, \"{name}\");")
     return lines
 
 
@@ -85,7 +87,7 @@ def _enum_checks() -> list[str]:
 # from <cstdint>) and the names C++ has at global scope rather than in namespace AscendC.
 _PYTHON_ONLY = {"sizeof", "Generic", "TypeVar", "T", "TilingData", "float", "int8_t", "uint8_t",
                 "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"}
-_MACROS = {"GM_ADDR", "GET_TILING_DATA", "TILING_KEY_IS"}
+_MACROS = {"GM_ADDR", "GET_TILING_DATA", "TILING_KEY_IS", "KERNEL_TASK_TYPE_DEFAULT"}
 _GLOBAL = {"half", "bfloat16_t", "event_t", "pipe_t", "PIPE_S", "PIPE_V", "PIPE_MTE2",
            "PIPE_MTE3", "PIPE_ALL", *(f"EVENT_ID{i}" for i in range(8))}
 

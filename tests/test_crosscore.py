@@ -481,3 +481,24 @@ def test_trace_and_picture_show_syncall_and_cross_core_flags(tmp_path):
     starts = {e["pid"] for e in flows if e["ph"] == "s"}
     ends = {e["pid"] for e in flows if e["ph"] == "f"}
     assert len(flows) == 2 * n * n and len(starts) == n and len(ends) == n
+
+
+def test_kernel_task_type_default_keeps_the_vector_types_and_refuses_cube_ones():
+    """KERNEL_TASK_TYPE_DEFAULT: a vector kernel calling the hard SyncAll declares
+    KERNEL_TYPE_MIX_AIV_1_0 (the docs' mix(0,1)); ascsim keeps it on the core; a type with
+    AI Cube work cannot run on AIV-only launches."""
+    from ascsim.errors import ParameterError
+    seen = []
+
+    def kernel(x):
+        KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0)
+        from ascsim.core import current_core
+        seen.append(current_core().kernel_type)
+        SyncAll()
+    ascsim.launch(kernel, 2, np.zeros(8, np.float32))
+    assert seen == [KERNEL_TYPE_MIX_AIV_1_0] * 2
+
+    def cube(x):
+        KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)
+    with pytest.raises(ParameterError, match="AIV cores only"):
+        ascsim.launch(cube, 1, np.zeros(8, np.float32))

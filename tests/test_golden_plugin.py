@@ -211,3 +211,13 @@ def test_plugin_end_to_end(tmp_path: Path) -> None:
     assert "case 'changed'" in r.stdout and "case 'intact'" not in r.stdout
     assert f"1 of {n} elements differ bit for bit; first at index (3,)" in r.stdout, r.stdout
     assert "got -0.0007324 (0x9200), expected 0.0007324 (0x1200)" in r.stdout, r.stdout
+
+
+def test_a_zero_d_output_keeps_its_shape():
+    """A reduction's 0-D output is pinned as 0-D (np.ascontiguousarray alone makes it [1])."""
+    from ascsim.testing.bitcompare import canonical_bits
+    from ascsim.testing.goldenstore import GoldenEntry
+    a = np.array(np.nan, np.float32)
+    assert canonical_bits(a).shape == ()
+    entry = GoldenEntry.from_array(np.array(1.5, np.float32))
+    assert entry.shape == () and entry.stored_array().shape == ()

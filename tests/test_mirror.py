@@ -455,3 +455,19 @@ def test_shipped_pairs_include_the_cross_entropy_loss_op():
                           "op_api/aclnn_cross_entropy_loss.py"}
     kernel = check_pair(pairs["op_kernel/cross_entropy_loss_kernel.py"])
     assert kernel.ok and kernel.cpp_items == kernel.py_items == len(kernel.pairs) > 400
+
+
+def test_mse_loss_v2_pairs_every_file_and_statement():
+    """MSELossV2: every C++ file has its Python twin (kernel entry, base / none / sum / mean
+    classes, tiling data and keys, def, infershape, tiling, aclnn API) and every statement
+    pairs."""
+    pairs = [p for p in SHIPPED if p.op_dir.name == "mse_loss_v2"]
+    stems = {(p.py or p.cpp[0]).stem for p in pairs}
+    assert stems == {"mse_loss_v2", "mse_loss_v2_base", "mse_loss_v2_none", "mse_loss_v2_sum",
+                     "mse_loss_v2_mean", "mse_loss_v2_tiling_data", "mse_loss_v2_tiling_key",
+                     "mse_loss_v2_def", "mse_loss_v2_infershape", "mse_loss_v2_tiling",
+                     "aclnn_mse_loss"}
+    for pair in pairs:
+        assert pair.py is not None and pair.cpp, pair
+        result = check_pair(pair)
+        assert result.ok and result.cpp_items == result.py_items == len(result.pairs), pair.py

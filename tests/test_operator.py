@@ -246,3 +246,11 @@ def test_sce_direct_runs_are_checked_against_their_variant(weights, reduction) -
     out, _ = op.run(inputs, options)
     assert out.dtype == np.float32
     assert np.array_equal(out.view(np.uint32), op.model(inputs, options).view(np.uint32))
+
+
+def test_snake_case_splits_acronyms_where_the_next_word_starts():
+    from ascsim.host import snake_case
+    assert snake_case("MSELossV2") == "mse_loss_v2"
+    assert snake_case("SigmoidCrossEntropyWithLogitsGradV2") == \
+        "sigmoid_cross_entropy_with_logits_grad_v2"
+    assert snake_case("LogitGrad") == "logit_grad"

@@ -135,6 +135,22 @@ def test_sce_kernel_variants_are_clean(dtype, weights, buffer_num, capsys):
     _clean(run)
 
 
+# MSELossV2: one element; tails of 17 elements; one core with a tail tile; 5 cores with a
+# last-core tail (the cross-core combine: workspace slots, SyncAll, core 0's ReduceSum)
+MSE_SIZES = (1, 17, 1031, 5 * 128 * 16 + 9)
+
+
+@pytest.mark.parametrize("reduction", ("none", "mean", "sum"))
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+def test_mse_loss_is_clean(dtype, reduction):
+    from kernels_py.mse_loss_v2 import mse_loss
+    rng = np.random.default_rng(3)
+    for n in MSE_SIZES:
+        x, y = (_draw(rng, -1, 1, n, dtype) for _ in range(2))
+        _, run = mse_loss(x, y, reduction, return_run=True, sanitize="check")
+        _clean(run)
+
+
 @pytest.mark.parametrize("shape, dtype, reduction", [
     ((100, 30, 100), np.float32, "sum"),        # heavy: buffers reach past TMP_UB_OFFSET
     ((10, 50, 50), ml_dtypes.bfloat16, "mean"),  # the bf16 3-D mean window

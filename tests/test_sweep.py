@@ -141,3 +141,31 @@ def test_cross_entropy_loss_sweep_stays_exact() -> None:
     assert len(table.rows) == 4
     assert all(r["error"] is None and r["bit_exact"] for r in table.rows), table.rows
     assert {r["block_dim"] for r in table.rows} == {2, 9}
+
+
+def test_mse_sweep_runs_every_combination_bit_exact() -> None:
+    """MSELossV2's knobs through `ascsim sweep`'s machinery: the sum's bits depend on the
+    split, and the runner's model follows the split each combination launched with."""
+    from ascsim.sweep import sweep
+    table = sweep("mse_loss_v2", (30011,), "float32", {"cores": [3, 20], "tile": [256, 2048]},
+                  options={"reduction": "sum"}, workers=1)
+    assert len(table.rows) == 4
+    assert all(r["error"] is None and r["bit_exact"] for r in table.rows), table.format()
+    assert sorted(r["block_dim"] for r in table.rows) == [3, 3, 20, 20]
+
+
+def test_mse_knob_limits_are_reported() -> None:
+    import numpy as np
+
+    from ascsim.errors import ParameterError
+    from kernels_py.mse_loss_v2 import run_kernel
+    x = np.zeros(5000, np.float32)
+    with pytest.raises(ParameterError, match="multiple of 8"):
+        with tiling_overrides(tile=100):
+            run_kernel(x, x, "sum")
+    with pytest.raises(ParameterError, match="splits over 1..48 cores"):
+        with tiling_overrides(cores=700):
+            run_kernel(x, x, "sum")
+    with pytest.raises(ParameterError, match="1 \\(single\\) or 2"):
+        with tiling_overrides(buffer_num=3):
+            run_kernel(x, x, "none")

@@ -486,7 +486,151 @@ def ce_section() -> Section:
                    ("ascsim", "PyTorch"), tuple(rows))
 
 
-SECTIONS: list[Callable[[], Section]] = [logit_grad_section, sce_section, ce_section]
+
+
+# ---- MSELossV2 (aclnnMseLoss) ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MseCell:
+    x: float | tuple[float, ...]      # self: one value repeated n times, or the elements
+    y: float | tuple[float, ...]      # target, likewise
+    reduction: str
+    why: str                          # the kernel's mechanism
+    n: int = 1
+    dtype: str = "float32"
+    seed: int | None = None           # random self / target in [-1, 1] of n elements instead
+    documented: float | None = None   # a documented value other than the formula ...
+    doc_source: str = ""              # ... and where it is stated
+
+
+MSE_CELLS: tuple[MseCell, ...] = (
+    MseCell(3.0, 1.0, "none", "d = x - y, q = d * d in float32: exact here"),
+    MseCell(-0.0, 0.0, "none", "d = -0 - 0 = -0; (-0) * (-0) = +0"),
+    MseCell(NAN, 0.0, "none", "NaN propagates through Sub and Mul"),
+    MseCell(0.0, NAN, "none", "NaN in the target propagates the same way"),
+    MseCell(INF, 0.0, "none", "Inf - 0 = Inf; Inf * Inf = Inf"),
+    MseCell(INF, INF, "none", "Inf - Inf = NaN"),
+    MseCell(-INF, INF, "none", "-Inf - Inf = -Inf; squared +Inf"),
+    MseCell(1e20, 0.0, "none", "1e20 * 1e20 overflows float32 to Inf, as the formula rounded "
+                               "to float32 does"),
+    MseCell(1e-30, 0.0, "none", "1e-60 underflows to +0 in float32"),
+    MseCell(300.0, 0.0, "none", "q = 90000 in float32, then CAST_RINT to half: past 65504, "
+                                "round to nearest even gives Inf", dtype="float16"),
+    MseCell(1.0078125, 0.0, "none", "q = 1.0156860... in float32, CAST_RINT to bfloat16 "
+                                    "rounds to nearest even", dtype="bfloat16"),
+    MseCell(3.0, 1.0, "mean", "one element: the tile partial 4 times fl32(1/1) = 1"),
+    MseCell(0.1, 0.0, "mean", "each element's q times fl32(1/3) = 0.33333334 (the tile's "
+                              "partials are scaled before they are added; the kernel never "
+                              "divides by N), then the lanes summed by the vcadd tree", n=3),
+    MseCell(0.0, 0.0, "mean", "random self and target in [-1, 1] (seed 2): the mean is the sum "
+                              "over tiles of fl(partial * fl32(1/N)), not fl(sum / N), which "
+                              "puts it 1.2 ULP below the exact mean (sum / N: 0.2 ULP)",
+            n=100003, seed=2),
+    MseCell(0.0, 0.0, "sum", "the same inputs summed: 48 cores' 8-lane accumulators, the "
+                             "bisection folds per tile, the 64-lane vcadd tree", n=100003,
+            seed=2),
+    MseCell(NAN, 1.0, "sum", "a NaN anywhere makes its lane, then the total, NaN", n=17),
+    MseCell(INF, 0.0, "mean", "Inf in a lane: the total is Inf; Inf * fl32(1/N) = Inf", n=17),
+    MseCell(200.0, 0.0, "sum", "the float32 total 80000 rounds (CAST_RINT) to half Inf",
+            n=2, dtype="float16"),
+    MseCell((), (), "mean", "empty input: no kernel; the API fills out with NaN "
+                            "(l0op::Fill + ViewCopy)", n=0),
+    MseCell((), (), "sum", "empty input: no kernel; the API fills out with 0", n=0),
+    MseCell((0.0, 1.0, 2.0, 3.0), (1.0, 1.0, 1.0, 1.0), "mean",
+            "((-1)^2 + 0 + 1 + 2^2) / 4 = 1.5; the recorded 0.5 is mean(self - target), not "
+            "the MSE (the expectation of the public example, as the fact sheet records it, "
+            "does not match the formula)", n=4, documented=0.5,
+            doc_source="examples/test_aclnn_mse_loss_v2.cpp expected value (fact sheet)"),
+)
+
+_MSE_DTYPES = {"float32": np.float32, "float16": np.float16}
+
+
+def _mse_dtype(name: str) -> np.dtype:
+    import ml_dtypes
+    return np.dtype(_MSE_DTYPES.get(name, ml_dtypes.bfloat16))
+
+
+def mse_inputs(c: MseCell) -> tuple[np.ndarray, np.ndarray]:
+    dt = _mse_dtype(c.dtype)
+    if c.seed is not None:
+        rng = np.random.default_rng(c.seed)
+        return tuple(rng.uniform(-1, 1, c.n).astype(F32).astype(dt) for _ in range(2))
+
+    def arr(v: float | tuple[float, ...]) -> np.ndarray:
+        vals = np.array(v, np.float64) if isinstance(v, tuple) else np.full(c.n, v)
+        with np.errstate(over="ignore"):
+            return vals.astype(F32).astype(dt)
+    return arr(c.x), arr(c.y)
+
+
+def mse_documented(c: MseCell, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(the formula in float64 rounded once to the dtype, the float64 value)."""
+    with np.errstate(all="ignore"):
+        d = x.astype(np.float64) - y.astype(np.float64)
+        q = d * d
+        v = q if c.reduction == "none" else (q.sum() / q.size if c.reduction == "mean"
+                                              else q.sum())
+        v = float(np.asarray(v).reshape(-1)[0]) if np.size(v) else float(np.sum(v))
+        if c.reduction == "mean" and x.size == 0:
+            v = math.nan
+        rounded = float(np.asarray(v, np.float64).astype(F32).astype(x.dtype).astype(F32))
+    return rounded, v
+
+
+def mse_torch(x: np.ndarray, y: np.ndarray, reduction: str) -> float:
+    """torch.nn.functional.mse_loss on CPU in the inputs' dtype."""
+    import torch
+    import torch.nn.functional as F
+    tdt = {"float32": torch.float32, "float16": torch.float16}.get(x.dtype.name, torch.bfloat16)
+    a = torch.tensor(x.astype(F32), dtype=tdt)
+    b = torch.tensor(y.astype(F32), dtype=tdt)
+    return float(F.mse_loss(a, b, reduction=reduction).reshape(-1)[0].float())
+
+
+def mse_section() -> Section:
+    from kernels_py.mse_loss_v2 import mse_loss
+    from kernels_py.mse_loss_v2.reference import error_bound
+
+    rows = []
+    for c in MSE_CELLS:
+        x, y = mse_inputs(c)
+        documented, exact = mse_documented(c, x, y)
+        source = "formula"
+        bound = None
+        if c.documented is not None:  # a stated value: no rounding allowance around it
+            documented, exact, source = c.documented, c.documented, c.doc_source
+        elif x.size and np.all(np.isfinite(x.astype(F32))) and np.all(np.isfinite(y.astype(F32))):
+            bound = float(np.asarray(error_bound(x, y, c.reduction)).reshape(-1)[0])
+        kernel = float(np.asarray(mse_loss(x, y, c.reduction)).reshape(-1)[0].astype(F32)) \
+            if (x.size or c.reduction != "none") else math.nan
+        torch_value = mse_torch(x, y, c.reduction)
+        results = tuple((v, judge(v, documented, bound, exact)) for v in (kernel, torch_value))
+        if c.seed is not None:
+            xs, ys = f"random, seed {c.seed}", "random"
+        elif isinstance(c.x, tuple):
+            xs = "[" + ", ".join(fmt(v) for v in c.x) + "]" if c.x else "[]"
+            ys = "[" + ", ".join(fmt(v) for v in c.y) + "]" if c.y else "[]"
+        else:
+            xs, ys = fmt(c.x), fmt(c.y)
+        reduction = c.reduction if c.n == 1 else f"{c.reduction}, N={c.n}"
+        rows.append(Row((c.dtype, xs, ys, reduction), documented, source, results, c.why))
+    intro = ("`aclnnMseLoss` (MSELossV2). Documented: l = (self - target)^2; none gives l, "
+             "mean sum(l) / N, sum sum(l), N the element count after broadcasting "
+             "(aclnnMseLoss.md, cann_ops_more.md §1.2); the documented value is that formula in "
+             "float64, rounded once to the dtype, unless a cell names another statement. A "
+             "value repeated N times is N equal elements. The kernel computes d = x - y and "
+             "q = d * d in float32, folds each tile into 8 lanes, scales the lanes by 1 (sum) "
+             "or fl32(1/N) (mean), accumulates them per core and sums the cores' lanes with "
+             "the count-form ReduceSum, then rounds to the dtype (CAST_RINT). PyTorch: "
+             "`torch.nn.functional.mse_loss` on CPU in the same dtype. *Rounding* here is the "
+             "error bound of `kernels_py/mse_loss_v2/reference.error_bound` (48 cores).")
+    return Section("MSELossV2", intro, ("dtype", "self", "target", "reduction"),
+                   ("ascsim kernel", "PyTorch"), tuple(rows))
+
+
+SECTIONS: list[Callable[[], Section]] = [logit_grad_section, sce_section, mse_section,
+                                          ce_section]
 
 
 def build() -> str:

@@ -40,7 +40,7 @@ def dtype_from_name(name: str) -> np.dtype:
 def canonical_bits(a: np.ndarray) -> np.ndarray:
     """The elements' bit patterns as unsigned integers of the same width (C order, same shape),
     every NaN replaced by the canonical quiet NaN of the dtype. Non-float dtypes: raw bits."""
-    a = np.ascontiguousarray(a)
+    a = np.ascontiguousarray(a).reshape(np.shape(a))  # ascontiguousarray makes a 0-D array 1-D
     spec = _FLOATS.get(a.dtype)
     if spec is None:
         return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind != "b" else a.view(

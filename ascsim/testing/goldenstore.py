@@ -58,7 +58,7 @@ class GoldenEntry:
 
     @classmethod
     def from_array(cls, a: np.ndarray) -> GoldenEntry:
-        a = np.ascontiguousarray(a)
+        a = np.ascontiguousarray(a).reshape(np.shape(a))  # ascontiguousarray makes a 0-D array 1-D
         bits = canonical_bits(a).reshape(-1)
         flat = a.reshape(-1)
         width = 2 * a.dtype.itemsize

@@ -64,6 +64,9 @@ class Operator:
     model: Callable[[Case, Inputs], np.ndarray]
     determinism_case: str                              # a multi-core case id
     ties: Callable[[Case], Inputs] | None = None       # default: search random draws
+    # whether random inputs get the dtype's special values over their first elements (a sum
+    # of all elements would be NaN for every case with them)
+    sprinkle: Callable[[Case], bool] = staticmethod(lambda case: True)
 
     def case(self, case_id: str) -> Case:
         return next(c for c in self.cases if c.id == case_id)
@@ -79,7 +82,7 @@ class Operator:
         n = int(np.prod(case.shape))
         flat = self.draw(case)(np.random.default_rng(case.seed), n)
         for k, a in enumerate(flat.values()):
-            if a is not None and a.size == n >= SPRINKLE_FROM:
+            if a is not None and a.size == n >= SPRINKLE_FROM and self.sprinkle(case):
                 head_specials(a, a.dtype, 3 * k)
         return {name: None if a is None else a.reshape(case.shape) if a.size == n else a
                 for name, a in flat.items()}
@@ -383,5 +386,64 @@ def _cross_entropy_loss() -> Operator:
                     determinism_case=case(BF16, "sum", 0.0, False, -100, "random", big).id)
 
 
-OPERATORS: dict[str, Operator] = {op.name: op for op in (_logit_grad(), _sce(),
+# ---- MSELossV2 (aclnnMseLoss) -----------------------------------------------------------------
+
+def _mse() -> Operator:
+    from kernels_py.mse_loss_v2 import REDUCTIONS, aclnnMseLoss, aclnnMseLossGetWorkspaceSize
+    from kernels_py.mse_loss_v2.reference import numpy_model, promote
+
+    big = (1_000_003,)   # 48 cores, a full and a tail tile each, 3 elements after the blocks
+    shapes = ((1,), (7,), (17,), (6149,), (2, 3, 1, 5, 1, 7, 3, 2))
+
+    def case(dt: np.dtype, reduction: str, inputs: str, shape: tuple[int, ...] = (),
+             self_dtype: np.dtype | None = None, target: str = "full") -> Case:
+        extra = "" if self_dtype is None else f"self={self_dtype.name},"
+        extra += "" if target == "full" else f"target={target},"
+        return Case(case_id(dt, f"{extra}{reduction}", inputs, shape), dt, shape, inputs,
+                    {"reduction": reduction, "self_dtype": self_dtype or dt, "target": target})
+
+    def cases() -> Iterator[Case]:
+        for dt in DTYPES:
+            for reduction in REDUCTIONS:
+                for shape in shapes:
+                    yield case(dt, reduction, "random", shape)
+                yield case(dt, reduction, "specials")
+            yield case(dt, "mean", "random", big)
+            yield case(dt, "none", "random", (1031,), target="1")   # target [1] broadcast
+            if dt != F32:
+                yield case(dt, "none", "ties", (64,))
+        # PyTorch promotion in the aclnn layer: fp16 self with fp32 target; fp16 with bf16
+        yield case(F32, "sum", "random", (6149,), F16)
+        yield case(F32, "mean", "random", (6149,), BF16)
+
+    def draw(c: Case) -> Draw:
+        def f(rng: np.random.Generator, n: int) -> Inputs:
+            m = 1 if c.params["target"] == "1" else n
+            return {"self": rng.uniform(-1, 1, n).astype(F32).astype(c.params["self_dtype"]),
+                    "target": rng.uniform(-1, 1, m).astype(F32).astype(c.dtype)}
+        return f
+
+    def specials(c: Case) -> Inputs:
+        x, y = cross(special_values(c.params["self_dtype"]), special_values(c.dtype))
+        return {"self": x, "target": y}
+
+    def run(c: Case, inputs: Inputs, threads: int) -> np.ndarray:
+        x, y = inputs["self"], inputs["target"]
+        shape = np.broadcast_shapes(x.shape, y.shape) if c.params["reduction"] == "none" else ()
+        out = poisoned(shape, promote(x.dtype, y.dtype))
+        with aclnn.device(threads=threads):
+            size, executor = aclnnMseLossGetWorkspaceSize(x, y, REDUCTIONS[c.params["reduction"]],
+                                                          out)
+            aclnnMseLoss(None, size, executor)
+        return out
+
+    def model(c: Case, inputs: Inputs) -> np.ndarray:
+        return numpy_model(inputs["self"], inputs["target"], c.params["reduction"])
+
+    return Operator("mse_loss_v2", tuple(cases()), draw, specials, run, model,
+                    determinism_case=case(BF16, "mean", "random", big).id,
+                    sprinkle=lambda c: c.params["reduction"] == "none")
+
+
+OPERATORS: dict[str, Operator] = {op.name: op for op in (_logit_grad(), _sce(), _mse(),
                                                          _cross_entropy_loss())}

@@ -1063,7 +1063,18 @@ struct DefaultTiling {
 template <typename T>
 __aicore__ T ReadTilingData(GM_ADDR tiling);
 __aicore__ bool TilingKeyIs(uint64_t key);
+__aicore__ void KernelTaskType(int32_t kernelType);
 }  // namespace ascsim_detail
+
+// KERNEL_TASK_TYPE_DEFAULT's kernel types (CANN's KernelMetaType, in its order).
+enum KernelMetaType : int32_t {
+    KERNEL_TYPE_AIV_ONLY,
+    KERNEL_TYPE_AIC_ONLY,
+    KERNEL_TYPE_MIX_AIV_1_0,
+    KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1,
+    KERNEL_TYPE_MIX_AIC_1_2,
+};
 
 }  // namespace AscendC
 
@@ -1081,6 +1092,7 @@ __aicore__ bool TilingKeyIs(uint64_t key);
     const STRUCT NAME = ::AscendC::ascsim_detail::ReadTilingData<STRUCT>(TILING)
 
 #define TILING_KEY_IS(KEY) (::AscendC::ascsim_detail::TilingKeyIs(KEY))
+#define KERNEL_TASK_TYPE_DEFAULT(TYPE) (::AscendC::ascsim_detail::KernelTaskType(TYPE))
 
 // AscendC's assert takes an optional format and arguments after the condition.
 #undef assert

@@ -32,6 +32,7 @@ using namespace op;
 
 static const std::initializer_list<DataType> INPUT_DTYPE_SUPPORT_LIST = {DataType::DT_BF16, DataType::DT_FLOAT16, DataType::DT_FLOAT};
 static constexpr size_t INPUT_DIM_NUM = 2;
+static constexpr int64_t LOSS_LENGTH = 1;
 
 namespace l0op {
 OP_TYPE_REGISTER(CrossEntropyLoss);
@@ -173,6 +174,25 @@ static bool CheckOutShape(const aclTensor *input, const char *reduction, const a
     return true;
 }
 
+// An empty batch launches nothing: the (1)-shaped loss of mean (NaN) or sum (0) is an
+// l0op::Fill copied into lossOut.
+static aclnnStatus FillLoss(const aclTensor *lossOut, float value, aclOpExecutor *executor)
+{
+    int64_t fillShape[] = {LOSS_LENGTH};
+    const aclTensor *dims = executor->ConvertToTensor(fillShape, LOSS_LENGTH, DataType::DT_INT64);
+    aclIntArray *shapeArray = executor->AllocIntArray(fillShape, LOSS_LENGTH);
+    const aclScalar *valueScalar = executor->AllocScalar(value);
+    const aclTensor *valueTensor = executor->ConvertToTensor(valueScalar, lossOut->GetDataType());
+    const aclTensor *fillOut = l0op::Fill(dims, valueTensor, shapeArray, executor);
+    if (fillOut == nullptr) {
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    if (l0op::ViewCopy(fillOut, lossOut, executor) == nullptr) {
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    return ACLNN_SUCCESS;
+}
+
 aclnnStatus aclnnCrossEntropyLossGetWorkspaceSize(const aclTensor *input, const aclTensor *target,
     const aclTensor *weightOptional, char *reductionOptional, int64_t ignoreIndex, double labelSmoothing,
     double lseSquareScaleForZloss, bool returnZloss, const aclTensor *lossOut, const aclTensor *logProbOut,
@@ -186,9 +206,9 @@ aclnnStatus aclnnCrossEntropyLossGetWorkspaceSize(const aclTensor *input, const 
     auto uniqueExecutor = CREATE_EXECUTOR();
     if (input->GetViewShape().GetDim(0) == 0) {
         if (strcmp(reduction, "mean") == 0) {
-            l0op::Fill(lossOut, std::numeric_limits<float>::quiet_NaN(), uniqueExecutor.get());
+            CHECK_RET(FillLoss(lossOut, std::numeric_limits<float>::quiet_NaN(), uniqueExecutor.get()) == ACLNN_SUCCESS, ACLNN_ERR_INNER_NULLPTR);
         } else if (strcmp(reduction, "sum") == 0) {
-            l0op::Fill(lossOut, 0.0, uniqueExecutor.get());
+            CHECK_RET(FillLoss(lossOut, 0.0, uniqueExecutor.get()) == ACLNN_SUCCESS, ACLNN_ERR_INNER_NULLPTR);
         }
         *workspaceSize = 0;
         uniqueExecutor.ReleaseTo(executor);

@@ -1,16 +1,18 @@
 /**
  * CrossEntropyLoss kernel entry: the tiling key picks the dtype (1 bfloat16_t, 2 half,
  * 3 float). zloss and lse_for_zloss are passed and never touched (zloss is not implemented on
- * A2), as in the public operator. The public entry also declares KERNEL_TYPE_MIX_AIV_1_0, which
- * SyncAll needs in a pure-vector kernel; ascsim launches the AIV cores only and has no kernel
- * type declarations, so the line is left out here.
+ * A2), as in the public operator. KERNEL_TYPE_MIX_AIV_1_0, as the public entry declares: SyncAll
+ * needs it in a pure-vector kernel.
  */
 #include "kernel_operator.h"
 #include "cross_entropy_loss_kernel.h"
 
+using namespace AscendC;
+
 extern "C" __global__ __aicore__ void cross_entropy_loss(GM_ADDR input, GM_ADDR target, GM_ADDR weight, GM_ADDR loss,
     GM_ADDR logProb, GM_ADDR zloss, GM_ADDR lseForZloss, GM_ADDR workspace, GM_ADDR tiling)
 {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(1)) {
         CrossEntropyLossKernel::KernelCrossEntropyLoss<bfloat16_t> op;

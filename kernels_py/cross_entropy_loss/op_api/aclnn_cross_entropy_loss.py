@@ -27,6 +27,7 @@ from ..cann_compat import strcmp
 
 INPUT_DTYPE_SUPPORT_LIST = [DataType.DT_BF16, DataType.DT_FLOAT16, DataType.DT_FLOAT]
 INPUT_DIM_NUM = 2
+LOSS_LENGTH = 1
 
 OP_TYPE_REGISTER("CrossEntropyLoss")
 
@@ -134,6 +135,22 @@ def CheckOutShape(input, reduction, lossOut, logProbOut):
     return True
 
 
+# An empty batch launches nothing: the (1)-shaped loss of mean (NaN) or sum (0) is an
+# l0op::Fill copied into lossOut.
+def FillLoss(lossOut, value, executor):
+    fillShape = [LOSS_LENGTH]
+    dims = executor.ConvertToTensor(fillShape, LOSS_LENGTH, DataType.DT_INT64)
+    shapeArray = executor.AllocIntArray(fillShape, LOSS_LENGTH)
+    valueScalar = executor.AllocScalar(value)
+    valueTensor = executor.ConvertToTensor(valueScalar, lossOut.GetDataType())
+    fillOut = l0op.Fill(dims, valueTensor, shapeArray, executor)
+    if fillOut is None:
+        return ACLNN_ERR_INNER_NULLPTR
+    if l0op.ViewCopy(fillOut, lossOut, executor) is None:
+        return ACLNN_ERR_INNER_NULLPTR
+    return ACLNN_SUCCESS
+
+
 @aclnn_api
 def aclnnCrossEntropyLossGetWorkspaceSize(input, target, weightOptional, reductionOptional, ignoreIndex, labelSmoothing,
                                           lseSquareScaleForZloss, returnZloss, lossOut, logProbOut, zlossOut, lseForZlossOut):
@@ -145,9 +162,9 @@ def aclnnCrossEntropyLossGetWorkspaceSize(input, target, weightOptional, reducti
     uniqueExecutor = CREATE_EXECUTOR()
     if input.GetViewShape().GetDim(0) == 0:
         if strcmp(reduction, "mean") == 0:
-            l0op.Fill(lossOut, float("nan"), uniqueExecutor.get())
+            CHECK_RET(FillLoss(lossOut, float("nan"), uniqueExecutor.get()) == ACLNN_SUCCESS, ACLNN_ERR_INNER_NULLPTR)
         elif strcmp(reduction, "sum") == 0:
-            l0op.Fill(lossOut, 0.0, uniqueExecutor.get())
+            CHECK_RET(FillLoss(lossOut, 0.0, uniqueExecutor.get()) == ACLNN_SUCCESS, ACLNN_ERR_INNER_NULLPTR)
         workspaceSize = 0
         executor = uniqueExecutor.ReleaseTo()
         return workspaceSize, executor

@@ -97,12 +97,21 @@ public:
     bool IsContiguous() const;
 };
 
+class aclScalar {
+public:
+    template <typename T>
+    T ToValue() const;
+};
+
 class aclOpExecutor {
 public:
     aclTensor *AllocTensor(const op::Shape &shape, op::DataType dataType, op::Format format = ge::FORMAT_ND);
     aclTensor *AllocTensor(op::DataType dataType, op::Format storageFormat, op::Format originFormat);
     uint64_t GetWorkspaceSize();
     aclIntArray *AllocIntArray(const int64_t *value, uint64_t size);
+    aclScalar *AllocScalar(float value);
+    const aclTensor *ConvertToTensor(const int64_t *value, uint64_t size, op::DataType dataType);
+    const aclTensor *ConvertToTensor(const aclScalar *value, op::DataType dataType);
 };
 
 class UniqueExecutor {
@@ -126,6 +135,8 @@ const aclTensor *Cast(const aclTensor *x, op::DataType dataType, aclOpExecutor *
 const aclTensor *BroadcastTo(const aclTensor *x, const aclIntArray *shape, aclOpExecutor *executor);
 const aclTensor *OnesLike(const aclTensor *x, aclOpExecutor *executor);
 const aclTensor *ReFormat(const aclTensor *x, op::Format format, aclOpExecutor *executor = nullptr);
+const aclTensor *Fill(const aclTensor *dims, const aclTensor *value, const aclIntArray *outShape,
+                      aclOpExecutor *executor);
 }  // namespace l0op
 
 #ifndef ASCSIM_CONCAT

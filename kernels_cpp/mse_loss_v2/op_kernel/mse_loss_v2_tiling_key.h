@@ -1,0 +1,17 @@
+/**
+ * Tiling keys of MSELossV2: the reduction (none 10, sum 20, mean 30) plus the dtype digit
+ * (float 1, half 2, bfloat16_t 3), as in the public operator.
+ */
+#ifndef MSE_LOSS_V2_TILING_KEY_H
+#define MSE_LOSS_V2_TILING_KEY_H
+
+#include <cstdint>
+
+constexpr uint64_t MSE_LOSS_V2_KEY_NONE = 10;
+constexpr uint64_t MSE_LOSS_V2_KEY_SUM = 20;
+constexpr uint64_t MSE_LOSS_V2_KEY_MEAN = 30;
+constexpr uint64_t MSE_LOSS_V2_KEY_FLOAT = 1;
+constexpr uint64_t MSE_LOSS_V2_KEY_HALF = 2;
+constexpr uint64_t MSE_LOSS_V2_KEY_BF16 = 3;
+
+#endif  // MSE_LOSS_V2_TILING_KEY_H
