@@ -43,7 +43,7 @@ class CoreState:
         "dummy", "first_element_dummy", "tmp_ub", "owned", "buffers", "queues", "uviews",
         "pad_reg",
         "vmask", "acc_val", "maxmin_cnt",
-        "xcore", "kernel_type",
+        "xcore", "kernel_type", "tiling_struct",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -91,6 +91,9 @@ class CoreState:
         self.xcore: Any = None
         # KERNEL_TASK_TYPE_DEFAULT's declaration (ascsim/tiling.py); None when undeclared
         self.kernel_type: int | None = None
+        # REGISTER_TILING_DEFAULT / _FOR_TILINGKEY (ascsim/tiling.py): the struct that
+        # GET_TILING_DATA must find for this launch's key; None when nothing is registered
+        self.tiling_struct: Any = None
         # The vector unit's mask state (instructions/vmask.py): None is the reset state, Normal
         # mode with a full mask; else (counter mode?, low 64 bits, high 64 bits).
         self.vmask: tuple[bool, int, int] | None = None

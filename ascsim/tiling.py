@@ -8,6 +8,7 @@ round-trip through float32, integers wrap to their width).
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 import numpy as np
@@ -18,6 +19,7 @@ from .errors import ParameterError
 from .faults import fault
 
 __all__ = ["TilingData", "GET_TILING_DATA", "TILING_KEY_IS", "GetBlockIdx", "GetBlockNum",
+           "REGISTER_TILING_DEFAULT", "REGISTER_TILING_FOR_TILINGKEY",
            "KERNEL_TASK_TYPE_DEFAULT", "KERNEL_TYPE_AIV_ONLY", "KERNEL_TYPE_AIC_ONLY",
            "KERNEL_TYPE_MIX_AIV_1_0", "KERNEL_TYPE_MIX_AIC_1_0", "KERNEL_TYPE_MIX_AIC_1_1",
            "KERNEL_TYPE_MIX_AIC_1_2"]
@@ -84,12 +86,68 @@ class TilingData:
         return type(other) is type(self) and self.as_dict() == other.as_dict()
 
 
+def _registrable(macro: str, struct: Any) -> bool:
+    if isinstance(struct, type) and issubclass(struct, TilingData):
+        return True
+    fault(current_core(), ParameterError(f"{macro}: {struct!r} is not a tiling struct (a "
+                                         "TilingData subclass)"))
+    return False
+
+
+def REGISTER_TILING_DEFAULT(struct: type[TilingData]) -> None:  # noqa: N802 - AscendC name
+    """`REGISTER_TILING_DEFAULT(Struct)`: the plain C++ struct the kernel's tiling is (the
+    build records its size; no runtime code). ascsim keeps it on the core, and GET_TILING_DATA
+    checks that the launch's tiling is that struct. The C++ declaration header requires it
+    before GET_TILING_DATA; a Python kernel may leave it out."""
+    if _registrable("REGISTER_TILING_DEFAULT", struct):
+        core = current_core()
+        if core.tiling_struct is None or core.tiling_struct[0] == "default":
+            core.tiling_struct = ("default", struct)
+
+
+def REGISTER_TILING_FOR_TILINGKEY(condition: str, struct: type[TilingData]) -> None:  # noqa: N802
+    """`REGISTER_TILING_FOR_TILINGKEY("TILING_KEY_VAR == 3", Struct)`: the struct of the keys
+    the C condition on TILING_KEY_VAR selects (==, !=, <, <=, >, >=, &&, ||, !, parentheses,
+    integers). It needs REGISTER_TILING_DEFAULT first; when the launch's key matches, the
+    condition's struct replaces the default for GET_TILING_DATA's check."""
+    core = current_core()
+    if core.tiling_struct is None:
+        fault(core, ParameterError("REGISTER_TILING_FOR_TILINGKEY needs REGISTER_TILING_DEFAULT "
+                                   "first"))
+        return
+    if not _registrable("REGISTER_TILING_FOR_TILINGKEY", struct):
+        return
+    if _key_matches(condition, core.tiling_key):
+        core.tiling_struct = (condition, struct)
+
+
+def _key_matches(condition: str, key: int | None) -> bool:
+    """The C condition on TILING_KEY_VAR, evaluated for `key` (None: no key, no match)."""
+    text = (condition.replace("&&", " and ").replace("||", " or ").replace("!=", " <> ")
+            .replace("!", " not ").replace(" <> ", " != "))
+    if key is None or not re.fullmatch(r"[\sA-Z_0-9()=<>!andort]*", text):
+        return False
+    try:
+        return bool(eval(text, {"__builtins__": {}}, {"TILING_KEY_VAR": int(key)}))  # noqa: S307
+    except SyntaxError:
+        fault(current_core(), ParameterError(f"REGISTER_TILING_FOR_TILINGKEY: cannot read the "
+                                             f"condition {condition!r}"))
+        return False
+
+
 def GET_TILING_DATA(tiling: Any) -> TilingData:
     """`GET_TILING_DATA(tilingData, tiling)` in C++; here `tilingData = GET_TILING_DATA(tiling)`."""
     struct = getattr(tiling, "struct", None)
     if struct is None:
         raise ParameterError("GET_TILING_DATA: the kernel's tiling argument carries no tiling "
                              "struct; pass tiling=<TilingData> to ascsim.launch")
+    core = current_core()
+    if core.tiling_struct is not None and core.tiling_struct[1] is not struct:
+        why, registered = core.tiling_struct
+        fault(core, ParameterError(
+            f"GET_TILING_DATA: the kernel registered {registered.__name__} ("
+            f"{'REGISTER_TILING_DEFAULT' if why == 'default' else repr(why)}) but the launch's "
+            f"tiling is a {struct.__name__}"))
     return struct.from_bytes(tiling.data)
 
 

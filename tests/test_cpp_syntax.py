@@ -87,7 +87,8 @@ def _enum_checks() -> list[str]:
 # from <cstdint>) and the names C++ has at global scope rather than in namespace AscendC.
 _PYTHON_ONLY = {"sizeof", "Generic", "TypeVar", "T", "TilingData", "float", "int8_t", "uint8_t",
                 "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"}
-_MACROS = {"GM_ADDR", "GET_TILING_DATA", "TILING_KEY_IS", "KERNEL_TASK_TYPE_DEFAULT"}
+_MACROS = {"GM_ADDR", "GET_TILING_DATA", "TILING_KEY_IS", "KERNEL_TASK_TYPE_DEFAULT",
+           "REGISTER_TILING_DEFAULT", "REGISTER_TILING_FOR_TILINGKEY"}
 _GLOBAL = {"half", "bfloat16_t", "event_t", "pipe_t", "PIPE_S", "PIPE_V", "PIPE_MTE2",
            "PIPE_MTE3", "PIPE_ALL", *(f"EVENT_ID{i}" for i in range(8))}
 
@@ -111,3 +112,41 @@ def test_header_declares_the_ascsim_surface_with_its_values(tmp_path):
     check.write_text("\n".join(lines) + "\n")
     proc = _compile(check, tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+_ENTRY = """#include "kernel_operator.h"
+struct MyTiling {{
+    uint64_t n;
+}};
+struct OtherTiling {{
+    uint32_t k;
+}};
+extern "C" __global__ __aicore__ void my_kernel(GM_ADDR x, GM_ADDR tiling)
+{{
+{body}
+}}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("body, ok", [
+    ("    REGISTER_TILING_DEFAULT(MyTiling);\n    GET_TILING_DATA(t, tiling);\n"
+     "    uint64_t n = t.n;\n    (void)n;", True),
+    ("    REGISTER_TILING_DEFAULT(MyTiling);\n"
+     "    REGISTER_TILING_FOR_TILINGKEY(\"TILING_KEY_VAR == 2\", OtherTiling);\n"
+     "    GET_TILING_DATA_WITH_STRUCT(OtherTiling, t, tiling);\n    (void)t.k;", True),
+    ("    GET_TILING_DATA(t, tiling);\n    (void)t;", False),            # not registered
+    ("    REGISTER_TILING_FOR_TILINGKEY(\"TILING_KEY_VAR == 2\", OtherTiling);", False),
+    ("    REGISTER_TILING_DEFAULT(MyTiling);\n    GET_TILING_DATA(t, tiling);\n"
+     "    (void)t.k;", False),                                          # not the struct's field
+])
+def test_a_kernel_must_register_its_tiling_struct(tmp_path, body: str, ok: bool):
+    """A plain C++ tiling struct must be named by REGISTER_TILING_DEFAULT before GET_TILING_DATA
+    reads it (ascendc_more.md (c)); without it the check fails and the error says what is
+    missing. REGISTER_TILING_FOR_TILINGKEY needs the default registration too."""
+    src = tmp_path / "entry.cpp"
+    src.write_text(_ENTRY.format(body=body))
+    proc = _compile(src, tmp_path)
+    assert (proc.returncode == 0) == ok, proc.stderr
+    if not ok and "REGISTER_TILING_DEFAULT(" not in body:
+        assert "REGISTER_TILING_DEFAULT_is_required_before_GET_TILING_DATA" in proc.stderr

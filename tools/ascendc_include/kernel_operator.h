@@ -1050,16 +1050,6 @@ __aicore__ void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, const uint64_
                                  const T value);
 
 namespace ascsim_detail {
-// What GET_TILING_DATA yields when no struct is registered: converts to the struct a callee takes.
-struct TilingDataRef {
-    template <typename T>
-    operator const T &() const;
-};
-// REGISTER_TILING_DEFAULT(Struct) specialises this, so GET_TILING_DATA yields that struct.
-template <int N>
-struct DefaultTiling {
-    using type = TilingDataRef;
-};
 template <typename T>
 __aicore__ T ReadTilingData(GM_ADDR tiling);
 __aicore__ bool TilingKeyIs(uint64_t key);
@@ -1078,15 +1068,25 @@ enum KernelMetaType : int32_t {
 
 }  // namespace AscendC
 
-#define REGISTER_TILING_DEFAULT(STRUCT)                   \
-    template <>                                           \
-    struct AscendC::ascsim_detail::DefaultTiling<0> {     \
-        using type = STRUCT;                              \
-    }
+// REGISTER_TILING_DEFAULT(Struct), in the __global__ entry before GET_TILING_DATA, names the
+// plain C++ struct the tiling is (CANN: a sizeof(Struct) record for the build, no runtime code).
+// Here it declares the local type GET_TILING_DATA reads, so a kernel that leaves it out fails to
+// compile with that type's name in the error. REGISTER_TILING_FOR_TILINGKEY("<condition on
+// TILING_KEY_VAR>", Struct) registers a struct for some keys and needs the default first; such
+// structs are read with GET_TILING_DATA_WITH_STRUCT.
+#define REGISTER_TILING_DEFAULT(STRUCT)                                                    \
+    using REGISTER_TILING_DEFAULT_is_required_before_GET_TILING_DATA = STRUCT;             \
+    static_assert(sizeof(STRUCT) > 0, "REGISTER_TILING_DEFAULT needs a complete struct")
 
-#define GET_TILING_DATA(NAME, TILING)                                                    \
-    const ::AscendC::ascsim_detail::DefaultTiling<0>::type NAME =                         \
-        ::AscendC::ascsim_detail::ReadTilingData<::AscendC::ascsim_detail::DefaultTiling<0>::type>(TILING)
+#define REGISTER_TILING_FOR_TILINGKEY(CONDITION, STRUCT)                                  \
+    static_assert(sizeof(REGISTER_TILING_DEFAULT_is_required_before_GET_TILING_DATA) > 0 && \
+                      sizeof(STRUCT) > 0,                                                 \
+                  CONDITION)
+
+#define GET_TILING_DATA(NAME, TILING)                                                     \
+    const REGISTER_TILING_DEFAULT_is_required_before_GET_TILING_DATA NAME =                \
+        ::AscendC::ascsim_detail::ReadTilingData<                                          \
+            REGISTER_TILING_DEFAULT_is_required_before_GET_TILING_DATA>(TILING)
 
 #define GET_TILING_DATA_WITH_STRUCT(STRUCT, NAME, TILING) \
     const STRUCT NAME = ::AscendC::ascsim_detail::ReadTilingData<STRUCT>(TILING)

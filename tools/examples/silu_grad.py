@@ -121,6 +121,7 @@ class KernelSiluGrad(Generic[T]):
 
 
 def silu_grad(x, dy, dx, tiling):
+    REGISTER_TILING_DEFAULT(SiluGradTilingData)
     tilingData = GET_TILING_DATA(tiling)
     if TILING_KEY_IS(1):
         op = KernelSiluGrad[half]()

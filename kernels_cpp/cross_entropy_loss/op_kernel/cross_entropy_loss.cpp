@@ -5,6 +5,7 @@
  * needs it in a pure-vector kernel.
  */
 #include "kernel_operator.h"
+#include "cross_entropy_loss_tiling_data.h"
 #include "cross_entropy_loss_kernel.h"
 
 using namespace AscendC;
@@ -13,6 +14,7 @@ extern "C" __global__ __aicore__ void cross_entropy_loss(GM_ADDR input, GM_ADDR 
     GM_ADDR logProb, GM_ADDR zloss, GM_ADDR lseForZloss, GM_ADDR workspace, GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
+    REGISTER_TILING_DEFAULT(CrossEntropyLossTilingData);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(1)) {
         CrossEntropyLossKernel::KernelCrossEntropyLoss<bfloat16_t> op;

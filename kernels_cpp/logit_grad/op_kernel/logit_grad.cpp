@@ -3,10 +3,12 @@
  * (1 fp16, 2 fp32, 3 bf16).
  */
 #include "kernel_operator.h"
+#include "logit_grad_tiling_data.h"
 #include "logit_grad_kernel.h"
 
 extern "C" __global__ __aicore__ void logit_grad(GM_ADDR x, GM_ADDR dy, GM_ADDR dx, GM_ADDR workspace, GM_ADDR tiling)
 {
+    REGISTER_TILING_DEFAULT(LogitGradTilingData);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(1)) {
         LogitGradKernel::KernelLogitGrad<half> op;

@@ -5,6 +5,7 @@
  * public entry declares no kernel type.
  */
 #include "kernel_operator.h"
+#include "mse_loss_v2_tiling_data.h"
 #include "mse_loss_v2_mean.h"
 #include "mse_loss_v2_none.h"
 #include "mse_loss_v2_sum.h"
@@ -42,6 +43,7 @@ extern "C" __global__ __aicore__ void mse_loss_v2(GM_ADDR input, GM_ADDR target,
     GM_ADDR workspace, GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
+    REGISTER_TILING_DEFAULT(MSELossV2TilingData);
     GET_TILING_DATA(tilingData, tiling);
     GM_ADDR userWorkspace = GetUserWorkspace(workspace);
     if (TILING_KEY_IS(MSE_LOSS_V2_KEY_NONE + MSE_LOSS_V2_KEY_FLOAT)) {

@@ -4,6 +4,7 @@
  * template variants. An absent optional input arrives as a null GM_ADDR and is never touched.
  */
 #include "kernel_operator.h"
+#include "sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
 #include "sigmoid_cross_entropy_with_logits_grad_v2_kernel.h"
 #include "sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
 
@@ -35,6 +36,7 @@ __aicore__ inline void RunVariant(GM_ADDR predict, GM_ADDR target, GM_ADDR dout,
 extern "C" __global__ __aicore__ void sigmoid_cross_entropy_with_logits_grad_v2(GM_ADDR predict, GM_ADDR target,
     GM_ADDR dout, GM_ADDR weight, GM_ADDR posWeight, GM_ADDR gradient, GM_ADDR workspace, GM_ADDR tiling)
 {
+    REGISTER_TILING_DEFAULT(SigmoidCrossEntropyWithLogitsGradV2TilingData);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(SIGMOID_CE_GRAD_V2_TILING_KEY_HALF)) {
         RunVariant<half>(predict, target, dout, weight, posWeight, gradient, tilingData);

@@ -8,11 +8,13 @@ from ascsim.ascendc import *
 from ascsim.ascendc import kernel_sync
 
 from .cross_entropy_loss_kernel import KernelCrossEntropyLoss
+from .cross_entropy_loss_tiling_data import CrossEntropyLossTilingData
 
 
 @kernel_sync("auto")  # CANN's default: the compiler inserts the V->V and scalar syncs
 def cross_entropy_loss(input, target, weight, loss, logProb, zloss, lseForZloss, workspace, tiling):
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0)
+    REGISTER_TILING_DEFAULT(CrossEntropyLossTilingData)
     tilingData = GET_TILING_DATA(tiling)
     if TILING_KEY_IS(1):
         op = KernelCrossEntropyLoss[bfloat16_t]()

@@ -12,6 +12,7 @@ from ascsim.ascendc import kernel_sync
 from .mse_loss_v2_mean import MSELossV2Mean
 from .mse_loss_v2_none import MSELossV2None
 from .mse_loss_v2_sum import MSELossV2Sum
+from .mse_loss_v2_tiling_data import MSELossV2TilingData
 from .mse_loss_v2_tiling_key import (
     MSE_LOSS_V2_KEY_BF16,
     MSE_LOSS_V2_KEY_FLOAT,
@@ -43,6 +44,7 @@ def RunMean(T, input, target, output, workspace, tilingData):
 @kernel_sync("auto")  # CANN's default: the compiler inserts the V->V and scalar syncs
 def mse_loss_v2(input, target, output, workspace, tiling):
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0)
+    REGISTER_TILING_DEFAULT(MSELossV2TilingData)
     tilingData = GET_TILING_DATA(tiling)
     userWorkspace = GetUserWorkspace(workspace)
     if TILING_KEY_IS(MSE_LOSS_V2_KEY_NONE + MSE_LOSS_V2_KEY_FLOAT):

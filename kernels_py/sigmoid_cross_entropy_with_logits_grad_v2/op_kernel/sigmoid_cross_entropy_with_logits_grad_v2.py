@@ -11,6 +11,9 @@ from ascsim.ascendc import kernel_sync
 from .sigmoid_cross_entropy_with_logits_grad_v2_kernel import (
     KernelSigmoidCrossEntropyWithLogitsGradV2,
 )
+from .sigmoid_cross_entropy_with_logits_grad_v2_tiling_data import (
+    SigmoidCrossEntropyWithLogitsGradV2TilingData,
+)
 from .sigmoid_cross_entropy_with_logits_grad_v2_tiling_key import (
     SIGMOID_CE_GRAD_V2_TILING_KEY_BF16,
     SIGMOID_CE_GRAD_V2_TILING_KEY_FLOAT,
@@ -40,6 +43,7 @@ def RunVariant(T, predict, target, dout, weight, posWeight, gradient, tilingData
 @kernel_sync("auto")  # CANN's default: the compiler inserts the V->V and scalar syncs
 def sigmoid_cross_entropy_with_logits_grad_v2(predict, target, dout, weight, posWeight, gradient,
                                               workspace, tiling):
+    REGISTER_TILING_DEFAULT(SigmoidCrossEntropyWithLogitsGradV2TilingData)
     tilingData = GET_TILING_DATA(tiling)
     if TILING_KEY_IS(SIGMOID_CE_GRAD_V2_TILING_KEY_HALF):
         RunVariant(half, predict, target, dout, weight, posWeight, gradient, tilingData)
