@@ -24,9 +24,10 @@ The layers, lowest first (a package counts as one unit, named after its subpacka
    tiling structs, the sync-mode marker and the `ascsim.ascendc` star-import surface.
 3. the analyses: timing, export (trace files, plots) and the sanitizer.
 4. the runtime: `launch` and `Run`.
-5. above the runtime: host-side tiling, the aclnn layer and the convenience functions'
-   argument checks, tuning, operator packages, sweeps and where their jobs run (distribute),
-   comparison, the operator runner, the testing helpers.
+5. above the runtime: host-side tiling, the aclnn layer, the C library and opdev calls of the
+   op transcriptions, the convenience functions' argument checks, tuning, operator packages,
+   sweeps and where their jobs run (distribute), comparison, the operator runner, the testing
+   helpers.
 6. the commands: the command line (and `python -m ascsim`) and the AscendC header generator
    (`python -m ascsim.cppheader`, which reads the whole registry).
 """
@@ -48,8 +49,8 @@ LAYERS: tuple[frozenset[str], ...] = (
                "ascendc", "coresched"}),
     frozenset({"timing", "export", "sanitizer"}),
     frozenset({"runtime"}),
-    frozenset({"host", "aclnn", "convenience", "tuning", "operator", "sweep", "distribute",
-               "compare", "oprunner", "testing"}),
+    frozenset({"host", "aclnn", "convenience", "opdev", "tuning", "operator", "sweep",
+               "distribute", "compare", "oprunner", "testing"}),
     frozenset({"cli", "__main__", "cppheader", "readmetables"}),
 )
 TOP = len(LAYERS) - 1  # the commands

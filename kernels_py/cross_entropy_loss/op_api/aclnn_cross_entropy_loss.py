@@ -22,8 +22,7 @@ from math import isnan
 from ascsim.aclnn import *
 from ascsim.errors import ACLNN_ERR_INNER_TILING_ERROR
 from ascsim.host import DataType, Shape
-
-from ..cann_compat import strcmp
+from ascsim.opdev import strcmp
 
 INPUT_DTYPE_SUPPORT_LIST = [DataType.DT_BF16, DataType.DT_FLOAT16, DataType.DT_FLOAT]
 INPUT_DIM_NUM = 2

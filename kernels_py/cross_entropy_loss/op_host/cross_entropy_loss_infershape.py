@@ -5,8 +5,7 @@ public operator.
 """
 
 from ascsim.host import *
-
-from ..cann_compat import strcmp
+from ascsim.opdev import strcmp
 
 INPUT_IDX = 0
 TARGET_IDX = 1

@@ -28,8 +28,8 @@ reduction handles at most 8192 values, i.e. N <= 8192 * K), more than WS_SLOT_NU
 
 from ascsim.dtypes import float, int64_t
 from ascsim.host import *
+from ascsim.opdev import strcmp
 
-from ..cann_compat import strcmp
 from ..op_kernel.cross_entropy_loss_tiling_data import CrossEntropyLossTilingData
 
 TILING_KEY_BF16 = 1

@@ -19,15 +19,14 @@ The public L0 MseLoss launches MSELossV2 for ND / NCL tensors of equal view shap
 formats and the legacy MseLoss otherwise; ascsim's aclTensors are ND and the L2 broadcast
 makes the shapes equal, so the L0 function here launches MSELossV2 only.
 
-(The NPU arch comes from the hardware profile: DAV_2201 where it supports bf16; cann_compat.py.)
+(The NPU arch comes from the hardware profile: DAV_2201 where it supports bf16; ascsim/opdev.py.)
 """
 
 import numpy as np
 
 from ascsim.aclnn import *
 from ascsim.host import DataType, Shape
-
-from ..cann_compat import GetCurrentPlatformInfo, NpuArch
+from ascsim.opdev import GetCurrentPlatformInfo, NpuArch
 
 DTYPE_SUPPORT_LIST = [DataType.DT_FLOAT, DataType.DT_FLOAT16]
 DTYPE_SUPPORT_LIST_WITH_BF16 = [

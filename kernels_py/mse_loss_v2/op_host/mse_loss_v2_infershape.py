@@ -3,8 +3,7 @@ rank 0 otherwise; output has input's dtype.
 """
 
 from ascsim.host import *
-
-from ..cann_compat import strcmp
+from ascsim.opdev import strcmp
 
 INPUT_INDEX = 0
 OUTPUT_INDEX = 0

@@ -24,8 +24,8 @@ tiles an empty input).
 
 from ascsim.dtypes import float, sizeof
 from ascsim.host import *
+from ascsim.opdev import strcmp
 
-from ..cann_compat import strcmp
 from ..op_kernel.mse_loss_v2_tiling_data import MSELossV2TilingData
 from ..op_kernel.mse_loss_v2_tiling_key import (
     MSE_LOSS_V2_KEY_BF16,

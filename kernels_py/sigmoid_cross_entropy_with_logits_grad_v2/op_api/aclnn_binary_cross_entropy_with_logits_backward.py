@@ -16,13 +16,12 @@ the kernel reads every input as a full tensor. The public API skips that step an
 then reads past a broadcast input (e.g. the [1]-shaped gradOutput of mean/sum). The result is
 cast to out's dtype, given out's format and copied into out's view.
 
-(The NPU arch comes from the hardware profile: DAV_2201 where it supports bf16; cann_compat.py.)
+(The NPU arch comes from the hardware profile: DAV_2201 where it supports bf16; ascsim/opdev.py.)
 """
 
 from ascsim.aclnn import *
 from ascsim.host import DataType
-
-from ..cann_compat import GetCurrentPlatformInfo, NpuArch
+from ascsim.opdev import GetCurrentPlatformInfo, NpuArch
 
 ASCEND910_DTYPE_SUPPORT_LIST = [DataType.DT_FLOAT16, DataType.DT_FLOAT]
 ASCEND910B_DTYPE_SUPPORT_LIST = [

@@ -25,8 +25,8 @@ VECIN buffers: double buffering is refused when both weights are present).
 
 from ascsim.dtypes import float
 from ascsim.host import *
+from ascsim.opdev import strcasecmp
 
-from ..cann_compat import strcasecmp
 from ..op_kernel.sigmoid_cross_entropy_with_logits_grad_v2_tiling_data import (
     SigmoidCrossEntropyWithLogitsGradV2TilingData,
 )

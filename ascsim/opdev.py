@@ -1,23 +1,28 @@
-"""C library calls and a platform query that this op's op_host and op_api transcriptions make
-under their C++ names, and that ascsim.host / ascsim.aclnn do not provide (imports are outside
-the mirror check, so the transcribed statements stay identical to the C++ ones):
+"""The C library calls and the opdev platform query that op_host and op_api transcriptions make
+under their C++ names and that ascsim.host / ascsim.aclnn do not otherwise provide (imports are
+outside the mirror check, so the transcribed statements stay identical to the C++ ones):
 
-- `strcasecmp` (POSIX <strings.h>), used for the case-insensitive reduction attribute;
-- `GetCurrentPlatformInfo().GetCurNpuArch()` and `NpuArch` (opdev/platform.h), answered from
-  the current hardware profile: DAV_2201 (A2/A3) where the profile supports bf16, as those SoCs
-  do; DAV_RESV for a profile that does not.
+- `strcmp` (<cstring>) and `strcasecmp` (POSIX <strings.h>), for string attributes;
+- `GetCurrentPlatformInfo()` with `GetCurNpuArch()` / `GetSocVersion()` and `NpuArch`
+  (opdev/platform.h), answered from the current aclnn device's hardware profile: DAV_2201
+  (A2/A3) where the profile supports bf16, as those SoCs do; DAV_RESV for one that does not.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
 
-from ascsim.aclnn import GetCurrentPlatformInfo as _current_profile
-from ascsim.profile import HardwareProfile
+from .aclnn import GetCurrentPlatformInfo as _current_profile
+from .profile import HardwareProfile
 
-__all__ = ["strcasecmp", "NpuArch", "PlatformInfo", "GetCurrentPlatformInfo"]
+__all__ = ["strcmp", "strcasecmp", "NpuArch", "PlatformInfo", "GetCurrentPlatformInfo"]
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def strcmp(a: str, b: str) -> int:
+    """0 when a and b are equal; otherwise negative or positive as a sorts before or after b."""
+    return (a > b) - (a < b)
 
 
 def strcasecmp(a: str, b: str) -> int:
