@@ -15,6 +15,7 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import ascsim
 from ascsim.ascendc import GlobalTensor, QuePosition, TBuf, TPipe, uint8_t
@@ -66,6 +67,12 @@ def custom_profile(directory: Path, key: str, toml_value: str) -> Path:
     path = directory / f"{key}.toml"
     path.write_text(new)
     return path
+
+
+@pytest.fixture
+def no_bf16_profile(tmp_path: Path) -> str:
+    """The default profile with bf16 switched off (a SoC whose aclnn dtype lists lack it)."""
+    return str(custom_profile(tmp_path, "bf16", "false"))
 
 
 def tensor(ub: LocalTensor, addr: int, dtype: DType, size: int | None = None) -> LocalTensor:

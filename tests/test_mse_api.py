@@ -4,14 +4,11 @@ bf16 in and out, non-contiguous inputs and outputs, and that inputs are never mo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import ml_dtypes
 import numpy as np
 import pytest
 
 from ascsim.errors import AclnnError
-from ascsim.profile import PROFILE_DIR
 from kernels_py.mse_loss_v2 import aclnnMseLoss, aclnnMseLossGetWorkspaceSize, mse_loss
 from kernels_py.mse_loss_v2.reference import numpy_model
 
@@ -175,16 +172,6 @@ def test_error_codes_in_check_order():
     with pytest.raises(AclnnError) as info:
         mse_loss(x, x, "avg")
     assert info.value.code == 161002
-
-
-@pytest.fixture
-def no_bf16_profile(tmp_path: Path) -> str:
-    text = (PROFILE_DIR / "Ascend910B2.toml").read_text()
-    lines = [line.replace("value = true", "value = false") if line.startswith("bf16 =") else line
-             for line in text.splitlines()]
-    path = tmp_path / "NoBf16.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
 
 
 def test_bf16_needs_a_profile_with_bf16(no_bf16_profile):

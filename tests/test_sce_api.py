@@ -6,8 +6,6 @@ call's numpy / torch round trip."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -16,7 +14,6 @@ from ascsim import AclnnError
 from ascsim.aclnn import aclTensor
 from ascsim.compare import first_mismatch
 from ascsim.host import DataType, Format
-from ascsim.profile import PROFILE_DIR
 from kernels_py.sigmoid_cross_entropy_with_logits_grad_v2 import (
     aclnnBinaryCrossEntropyWithLogitsBackward,
     aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize,
@@ -289,16 +286,6 @@ def test_non_contiguous_like_the_public_ut():
 
 
 # ---- platforms: bf16 only where the profile says so -------------------------------------------
-
-@pytest.fixture
-def no_bf16_profile(tmp_path: Path) -> str:
-    text = (PROFILE_DIR / "Ascend910B2.toml").read_text()
-    lines = [line.replace("value = true", "value = false") if line.startswith("bf16 =") else line
-             for line in text.splitlines()]
-    path = tmp_path / "NoBf16.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
-
 
 def test_bf16_needs_a_profile_with_bf16(no_bf16_profile):
     g, x, y, w, pw, out = tensors((8,), BF16)
