@@ -2,7 +2,7 @@
 the published measurement: on the Ascend910B4 profile at 1650 MHz the model's kernel, vector,
 MTE2 and MTE3 times and ratios, BUFFER_NUM 1 and 2, are each within 15% of the published
 value, and the effect has its published mechanism (the copy-in overlaps the Add). The runs
-are the full-size sample (8 cores x 512 tiles of 40 KB, ~4 s of functional run each); the
+are the full-size sample (8 cores x 40 MiB in, a few seconds of functional run each); the
 simulated times are deterministic, so this is no wall-clock threshold."""
 
 from __future__ import annotations
