@@ -14,6 +14,8 @@ from ascsim.profile import PROFILE_DIR, ProfileError, load_profile, profile_name
 from ascsim.timing import profile_run
 
 B2_TEXT = (PROFILE_DIR / "Ascend910B2.toml").read_text()
+_MTE2 = B2_TEXT.index("[cost.mte2]\n")
+MTE2_LATENCY_LINE = B2_TEXT[_MTE2:B2_TEXT.index("\n", _MTE2 + 12) + 1]  # header + latency
 
 
 def variant(tmp_path: Path, old: str, new: str, name: str = "custom.toml") -> Path:
@@ -36,28 +38,30 @@ def test_shipped_profiles_have_sourced_costs():
                                                                      "[DER", "UNCONF"))
             assert tagged, f"{name} {key}: {source!r} names no source kind"
         assert p.cost.vector_cost("Add") is p.cost.vector["default"]
-        assert p.cost.vector["Exp"].for_dtype("float") == (26, 4)
-        assert p.cost.vector["Exp"].for_dtype("half") == (26, 8)
+        assert p.cost.vector["Exp"].for_dtype("float") == (20, 4)
+        assert p.cost.vector["Exp"].for_dtype("half") == (20, 8)
         # the functional keys are unchanged by the cost section
         assert p.ub_bytes == 196608 and p.tmp_ub_offset == 188416
 
 
-def test_hbm_bandwidth_differs_where_the_sources_differ():
-    assert load_profile("Ascend910B4").cost.hbm_gb_per_s < load_profile(
-        "Ascend910B2").cost.hbm_gb_per_s
+def test_910b4_hbm_holds_the_calibration_runs_eight_cores():
+    # msopprof sample_double_buffer's 8 cores did not slow each other (docs/timing.md), and the
+    # model runs them in lock step: its cap must carry 8 cores' MTE2 + MTE3 at full rate
+    b4 = load_profile("Ascend910B4")
+    demand = 8 * (b4.cost.mte2.bytes_per_cycle + b4.cost.mte3.bytes_per_cycle) * b4.clock_mhz
+    assert b4.cost.hbm_gb_per_s * 1000 >= demand
+    assert load_profile("Ascend910B2").cost.hbm_gb_per_s * 1000 < demand
 
 
 def test_a_user_file_with_the_same_schema_loads(tmp_path):
-    path = variant(tmp_path, 'latency_cycles = { value = 500,', 'latency_cycles = { value = 450,')
+    path = variant(tmp_path, 'latency_cycles = { value = 458,', 'latency_cycles = { value = 450,')
     p = load_profile(str(path))
     assert p.cost.mte2.latency_cycles == 450
     assert load_profile(path) is p  # cached per file
 
 
 @pytest.mark.parametrize("old, new, message", [
-    ('[cost.mte2]\nlatency_cycles = { value = 500, source = "DER: msopprof sample_double_buffer: '
-     'aiv_mte2_time ~509 us over 1025 copies of 40 KB at 1650 MHz = ~820 cycles per copy, minus '
-     '40960/128 = 320 transfer cycles [OFF measured, DER]" }\n', '[cost.mte2]\n',
+    (MTE2_LATENCY_LINE, '[cost.mte2]\n',
      "[cost.mte2] latency_cycles (fixed cycles per GM->UB copy) is missing"),
     ('barrier_cycles = { value = 18,', 'barrier_cycles = { value = "18",',
      "[cost.sync] barrier_cycles must be a number"),
@@ -126,4 +130,4 @@ def test_profiles_command_lists_costs(capsys):
     assert "Ascend910B4" in out and "HBM GB/s" in out
     assert main(["profiles", "--show", "Ascend910B2"]) == 0
     out = capsys.readouterr().out
-    assert "cost.mte2.latency_cycles = 500" in out and "PyPTO" in out
+    assert "cost.mte2.latency_cycles = 458" in out and "PyPTO" in out
