@@ -51,6 +51,11 @@ int32 -> fp32 (`i32_to_f32`)
     Exact when |x| <= 2**24, otherwise rounded with the mode (NONE means RINT). No overflow is
     possible.
 
+fp32 -> any integer range (`f32_to_int`), int64 -> fp32 (`i64_to_f32`), narrowing integers
+(`narrow_int`)
+    As f32_to_i32 with the destination's [lo, hi] (int8 .. int64); int64 -> fp32 rounds once
+    from the exact value; `narrow_int` clamps or, with `wrap`, keeps the low bits.
+
 Array loops
     `cast_<src>_to_<dst>(dst, doff, src, soff, n, mode, saturate)` take 1-D contiguous arrays of
     the storage types, element offsets, and convert src[soff + i] into dst[doff + i] for i in
@@ -80,6 +85,9 @@ __all__ = [
     "f32_round_integral",
     "f32_to_i32",
     "i32_to_f32",
+    "f32_to_int",
+    "i64_to_f32",
+    "narrow_int",
     "cast_f16_to_f32",
     "cast_bf16_to_f32",
     "cast_f32_to_f16",

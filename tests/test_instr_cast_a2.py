@@ -129,7 +129,7 @@ SCALES = [1.0, 0.5, -3.0, 2.0**-24, 0.0999755859375, 1000.0]
 
 
 @pytest.mark.parametrize("scale", SCALES)
-@pytest.mark.instruction("Cast")
+@pytest.mark.instruction("Cast", "SetDeqScale")
 def test_deq_count_form_every_mode(scale: float) -> None:
     """Every RoundMode is accepted and ignored; each row records the scale it ran with."""
     n = DEQ_X.size
@@ -154,7 +154,7 @@ def test_deq_count_form_every_mode(scale: float) -> None:
         assert (ub_array(fresh, DST + k * 8192, np.uint16, n) == want).all()
 
 
-@pytest.mark.instruction("Cast")
+@pytest.mark.instruction("Cast", "SetDeqScale")
 def test_deq_saturating_profile_and_level0_mask(tmp_path: Path) -> None:
     profile = custom_profile(tmp_path, "saturation", "true")
     mask = [0x8000_0000_F0F0_1235, 0]   # 64 lanes (int32 is the wider side)
@@ -179,6 +179,7 @@ def test_deq_saturating_profile_and_level0_mask(tmp_path: Path) -> None:
     assert [r[SCALAR] & 0xFFFF for r in run.cores[0].records] == [0x3800, 0x3800, 0xC000, 0xC000]
 
 
+@pytest.mark.instruction("Cast", "SetDeqScale")
 def test_deq_cast_before_set_deq_scale_is_refused() -> None:
     def body(ub):
         with pytest.raises(ParameterError, match="before any SetDeqScale"):

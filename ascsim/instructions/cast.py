@@ -2,14 +2,24 @@
 repeatTime, UnaryRepeatParams)` (`Cast[T, U]` / `Cast[T, U, isSetMask]`): type conversion with
 an explicit RoundMode.
 
-Which (source, destination, mode) triples A2/A3 accept is the table below (Cast.md); anything
-else raises `CastRuleError` quoting the rule. A pair ascendc_more.md §2.3 lists for A2 but ascsim
-does not convert (int32 -> half through SetDeqScale, the narrowing integer pairs whose
-saturation is not public, the int64 pairs) raises it saying so; of §2.3's other pairs
-int8/uint8 -> half and int16 -> float (exact), int16 -> half (one rounding) and half -> int32
-(one rounding; NaN -> 0, +-Inf saturate [assumed], as float -> int32) are modelled.
-The conversions themselves are convert.py's bit-exact numba loops; saturation
-follows the hardware profile.
+Which (source, destination, mode) triples A2/A3 accept is the table below (Cast.md and
+ascendc_more.md §2.3); anything else raises `CastRuleError` quoting the rule. Every pair §2.3
+lists for A2 is modelled:
+- exact: half/bf16 -> float, int8/uint8 -> half, int16 -> float, int32 -> int64 (CAST_NONE);
+- one rounding: float -> half/bf16/float, int16 -> half, int32/int64 -> float (int64 from the
+  exact 64-bit value, no float64 step);
+- float to integer: half -> int8/uint8/int16/int32, bf16 -> int32, float -> int16/int32/int64
+  widen exactly, round with the mode, then saturate to the destination (NaN -> 0, +-Inf to the
+  range ends [assumed], whatever the profile's float saturation); the modes of the pairs §2.3
+  lists without any follow float -> int32 [assumed];
+- narrowing integers: int32 -> int16 and int64 -> int32 (CAST_NONE) clamp or keep the low bits,
+  profile option `int_narrow` (the behaviour is not public);
+- int32 -> half is vconv_deq: any RoundMode, ignored; (float)x * DEQSCALE rounded to half, the
+  scale written by `SetDeqScale(half)` (per core; a Cast before any is refused, the register's
+  reset value not being public). Each Cast row's SCALAR holds the scale it ran with, so replay
+  needs no register. Assumed steps: int32 -> float32 nearest even, the float32 product nearest
+  even, float32 -> half nearest even with the profile's saturation.
+The conversions are convert.py's bit-exact numba code and the per-pair loops here.
 
 The level-0 form (ascendc_more.md §2.3): a repeat has E = 256 / max(sizeof(T), sizeof(U)) lanes;
 lane j of an operand of element size s sits at base + (r*RepStride + (j // (32/s))*BlkStride)*32
