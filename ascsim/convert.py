@@ -51,6 +51,11 @@ int32 -> fp32 (`i32_to_f32`)
     Exact when |x| <= 2**24, otherwise rounded with the mode (NONE means RINT). No overflow is
     possible.
 
+fp32 -> any integer range (`f32_to_int`), int64 -> fp32 (`i64_to_f32`), narrowing integers
+(`narrow_int`)
+    As f32_to_i32 with the destination's [lo, hi] (int8 .. int64); int64 -> fp32 rounds once
+    from the exact value; `narrow_int` clamps or, with `wrap`, keeps the low bits.
+
 Array loops
     `cast_<src>_to_<dst>(dst, doff, src, soff, n, mode, saturate)` take 1-D contiguous arrays of
     the storage types, element offsets, and convert src[soff + i] into dst[doff + i] for i in
@@ -80,6 +85,9 @@ __all__ = [
     "f32_round_integral",
     "f32_to_i32",
     "i32_to_f32",
+    "f32_to_int",
+    "i64_to_f32",
+    "narrow_int",
     "cast_f16_to_f32",
     "cast_bf16_to_f32",
     "cast_f32_to_f16",
@@ -487,3 +495,75 @@ def cast_i32_to_f32(
         _loop_i32_to_f32(d, s, CAST_ODD)
     else:
         _loop_i32_to_f32(d, s, CAST_RINT)
+
+
+# ---- the other A2 pairs (ascendc_more.md §2.3) -----------------------------------------------
+
+_INT64_MIN = -9223372036854775808
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _f32_bits_to_int(u, mode, lo, hi):
+    """fp32 bits rounded to an integer with `mode` (NONE means RINT), saturated to [lo, hi];
+    NaN -> 0 and +-Inf -> hi / lo, as f32_to_i32 [assumed]. Works for any range inside int64."""
+    a = u & 0x7FFFFFFF
+    neg = (u >> 31) != 0
+    e = a >> 23
+    eff = max(e, np.int64(1))
+    sig = (a & 0x7FFFFF) | (min(e, np.int64(1)) << 23)
+    if a > 0x7F800000:
+        return np.int64(0)
+    if e >= 190:  # |x| >= 2**63 or Inf: past every destination range
+        return lo if neg else hi
+    if e >= 150:  # integral already: shift left (at most 39 bits, below 2**63)
+        mag = sig << (e - 150)
+    else:
+        mag = _round_shift(sig, min(150 - eff, np.int64(25)), neg, mode)
+    v = -mag if neg else mag
+    return min(max(v, lo), hi)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _i64_to_f32(x, mode):
+    """int64 -> float32 rounded once with `mode` (NONE means RINT), from the exact value: no
+    float64 step, which would round twice above 2**53."""
+    x = np.int64(x)
+    if x == _INT64_MIN:
+        return np.float32(-9223372036854775808.0)  # -2**63 is exact in float32
+    neg = x < 0
+    mag = -x if neg else x
+    if mag <= 16777216:
+        r = np.float32(mag)
+    else:
+        # float64(mag) can round up to the next power of two only: fix its bit length after
+        nbits = ((np.int64(np.float64(mag).view(np.uint64)) >> 52) & 0x7FF) - 1022
+        if (mag >> (nbits - 1)) == 0:
+            nbits -= 1
+        s = nbits - 24
+        q = _round_shift(mag, s, neg, mode)
+        r = np.float32(q) * np.float32(np.int64(1) << s)  # q <= 2**24, a power of two: exact
+    return -r if neg else r
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def f32_to_int(x: np.float32, mode: int, lo: int, hi: int) -> np.int64:
+    """Round float32 to an integer with `mode`, saturated to [lo, hi]; NaN -> 0."""
+    return _f32_bits_to_int(np.int64(np.float32(x).view(np.uint32)), mode, np.int64(lo),
+                            np.int64(hi))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def i64_to_f32(x: np.int64, mode: int) -> np.float32:
+    """Convert int64 to float32, exact up to 2**24 in magnitude, else rounded once with `mode`."""
+    return _i64_to_f32(x, mode)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def narrow_int(x: np.int64, lo: int, hi: int, wrap: bool) -> np.int64:
+    """An integer narrowed to [lo, hi] (a two's complement range): clamped, or with `wrap` its
+    low bits kept (hi - lo + 1 is a power of two)."""
+    x = np.int64(x)
+    if not wrap:
+        return min(max(x, np.int64(lo)), np.int64(hi))
+    span = np.int64(hi) - np.int64(lo) + 1
+    return ((x - np.int64(lo)) & (span - 1)) + np.int64(lo)

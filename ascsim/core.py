@@ -42,6 +42,7 @@ class CoreState:
         "stalled", "backlog", "gm", "tiling_key", "pipe", "event_pool", "sanitizer", "log",
         "dummy", "first_element_dummy", "tmp_ub", "owned", "buffers", "queues", "uviews",
         "pad_reg",
+        "deq_scale",
         "vmask", "acc_val", "maxmin_cnt",
         "xcore", "kernel_type", "tiling_struct",
     )
@@ -59,6 +60,9 @@ class CoreState:
         self.first_element_dummy = first_element_dummy(profile)
         # MOV_PAD_VAL, the pad value register (SetPadValue, DataCopyPad with isPad): its bits
         self.pad_reg = profile.pad_reg_init
+        # DEQSCALE (SetDeqScale), the half bits Cast int32_t -> half multiplies by; None until
+        # set (its reset value is not public)
+        self.deq_scale: int | None = None
         self.tmp_ub = profile.tmp_ub_offset         # the library temp area's first byte
         # One typed view of the whole UB per dtype code; instructions index them by element.
         # ... and as unsigned integers of the dtype's size, for work that only moves bits

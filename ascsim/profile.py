@@ -86,6 +86,9 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
         "cast_narrow_blkstride": ((str,), lambda v: v == "per_32B_block",
                                   "Cast level 0: the narrower operand's block stride counts "
                                   "its own 32-byte blocks"),
+        "int_narrow": ((str,), lambda v: v in ("saturate", "wrap"),
+                       "Cast int32_t -> int16_t and int64_t -> int32_t out of range: clamp to "
+                       "the destination range, or keep the low bits"),
         "cmp_dst_stride": ((str,), lambda v: v == "ignored",
                            "Compare level 0: the dst strides have no effect (dense bits)"),
         "sel_mode1_mask_stride": ((str,), lambda v: v == "dense",
@@ -232,6 +235,7 @@ class HardwareProfile:
     shift_round: str
     power_impl: str
     cast_narrow_blkstride: str
+    int_narrow: str
     cmp_dst_stride: str
     sel_mode1_mask_stride: str
     path: str

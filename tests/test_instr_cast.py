@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cast_a2_ref import float_to_int, int64_to_float, int_narrow, int_widen
 from conftest import BF16, assert_same_bits, custom_profile, is_nan_bits, run_ub, tensor, ub_array
 
 import ascsim.ascendc as A
 from ascsim.ascendc import RoundMode as RM
-from ascsim.dtypes import DType, bfloat16_t, half, int8_t, int16_t, int32_t, uint8_t
+from ascsim.dtypes import DType, bfloat16_t, half, int8_t, int16_t, int32_t, int64_t, uint8_t
 from ascsim.dtypes import float as f32
 from ascsim.errors import AlignmentError, CastRuleError, OutOfRangeError, ParameterError
 
@@ -29,7 +30,7 @@ DST, SRC = 0, 65536
 SENTINEL = 0xA5
 F32, F16, I32 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)
 NP_OF = {f32: F32, half: F16, bfloat16_t: BF16, int32_t: I32, int8_t: np.dtype(np.int8),
-         uint8_t: np.dtype(np.uint8), int16_t: np.dtype(np.int16)}
+         uint8_t: np.dtype(np.uint8), int16_t: np.dtype(np.int16), int64_t: np.dtype(np.int64)}
 
 DIRECTED = (RM.CAST_RINT, RM.CAST_FLOOR, RM.CAST_CEIL, RM.CAST_ROUND, RM.CAST_TRUNC)
 LEGAL = {
@@ -45,6 +46,17 @@ LEGAL = {
     (int16_t, f32): (RM.CAST_NONE,),
     (int16_t, half): (RM.CAST_NONE, *DIRECTED),
     (half, int32_t): DIRECTED,
+    # the rest of ascendc_more.md §2.3 (int32_t -> half needs SetDeqScale: test_instr_cast_a2)
+    (half, int8_t): DIRECTED,
+    (half, uint8_t): DIRECTED,
+    (half, int16_t): DIRECTED,
+    (bfloat16_t, int32_t): DIRECTED,
+    (f32, int16_t): DIRECTED,
+    (f32, int64_t): DIRECTED,
+    (int32_t, int16_t): (RM.CAST_NONE,),
+    (int64_t, int32_t): (RM.CAST_NONE,),
+    (int32_t, int64_t): (RM.CAST_NONE,),
+    (int64_t, f32): (RM.CAST_NONE, *DIRECTED),
 }
 
 
@@ -148,9 +160,18 @@ def ref_int_to_float(x: np.ndarray, mode: RM) -> np.ndarray:
     return out.view(np.uint32)
 
 
+A2_REFS = {(half, int8_t): float_to_int, (half, uint8_t): float_to_int,
+           (half, int16_t): float_to_int, (bfloat16_t, int32_t): float_to_int,
+           (f32, int16_t): float_to_int, (f32, int64_t): float_to_int,
+           (int32_t, int16_t): int_narrow, (int64_t, int32_t): int_narrow,
+           (int32_t, int64_t): int_widen, (int64_t, f32): int64_to_float}
+
+
 def reference(src_t: DType, dst_t: DType, x: np.ndarray, mode: RM,
               saturate: bool = False) -> np.ndarray:
     """Expected dst bit patterns (unsigned view) of Cast(dst, src, mode)."""
+    if (src_t, dst_t) in A2_REFS:
+        return A2_REFS[src_t, dst_t](x, NP_OF[dst_t], mode)
     if (src_t, dst_t) == (int16_t, half):   # int16 -> float32 is exact: one rounding
         return ref_narrow(x.astype(F32), "f16", mode, saturate)
     if (src_t, dst_t) == (half, int32_t):   # half -> float32 is exact: one rounding
@@ -223,9 +244,18 @@ def inputs(src_t: DType) -> np.ndarray:
     if src_t is int16_t:
         return np.concatenate([np.arange(-32768, 32768, 7),
                                [32767, -1, 0, 1, 2049, -2049]]).astype(np.int16)
+    if src_t is int64_t:
+        special = [0, 1, -1, 2**63 - 1, -2**63, -2**63 + 1, 2**31, 2**31 - 1, -2**31,
+                   -2**31 - 1, 2**24 + 1, 2**40 + 2**16, 2**40 + 2**16 + 1, 2**40 + 3 * 2**16,
+                   -(2**40 + 2**16), 2**53 + 1, 2**62 + 2**38, 2**62 + 2**38 + 1,
+                   (2**24 - 1) << 39, ((2**24 - 1) << 39) + (1 << 38), 2**64 // 3]
+        return np.concatenate([np.array(special, np.int64),
+                               rng.integers(-2**63, 2**63 - 1, 1000, dtype=np.int64),
+                               rng.integers(-2**33, 2**33, 500, dtype=np.int64)])
     if src_t is int32_t:
         special = [0, 1, -1, 2**24, 2**24 + 1, 2**24 + 2, 2**24 + 3, -(2**24 + 1), 2**31 - 1,
-                   -2**31, 2**31 - 65, 2**31 - 64, 2**25 + 2, 2**25 + 6, 123456789]
+                   -2**31, 2**31 - 65, 2**31 - 64, 2**25 + 2, 2**25 + 6, 123456789, 32767,
+                   32768, -32768, -32769, 65535, 65536 + 5, -65536 - 5]
         return np.concatenate([np.array(special, np.int64), rng.integers(-2**31, 2**31, 2000)]
                               ).astype(I32)
     if src_t is not f32:
@@ -364,6 +394,20 @@ ILLEGAL = [
     (f32, f32, RM.CAST_ODD, "rounds to an integral value"),
     (f32, int32_t, RM.CAST_ODD, "float -> int32_t takes"),
     (int32_t, f32, RM.CAST_ODD, "int32_t -> float takes"),
+    # the modes §2.3 does not list for its other A2 pairs, and pairs it does not list
+    (half, int8_t, RM.CAST_NONE, "half -> int8_t takes CAST_RINT"),
+    (half, uint8_t, RM.CAST_ODD, "half -> uint8_t takes CAST_RINT"),
+    (half, int16_t, RM.CAST_NONE, "half -> int16_t takes CAST_RINT"),
+    (bfloat16_t, int32_t, RM.CAST_NONE, "bfloat16_t -> int32_t takes CAST_RINT"),
+    (f32, int16_t, RM.CAST_ODD, "float -> int16_t takes CAST_RINT"),
+    (f32, int64_t, RM.CAST_NONE, "float -> int64_t takes CAST_RINT"),
+    (int32_t, int16_t, RM.CAST_RINT, "takes only CAST_NONE"),
+    (int64_t, int32_t, RM.CAST_TRUNC, "takes only CAST_NONE"),
+    (int32_t, int64_t, RM.CAST_FLOOR, "int32_t -> int64_t is exact and takes only CAST_NONE"),
+    (int64_t, f32, RM.CAST_ODD, "int64_t -> float takes"),
+    (int64_t, half, RM.CAST_NONE, "does not exist"),
+    (half, int64_t, RM.CAST_RINT, "does not exist"),
+    (int16_t, int8_t, RM.CAST_NONE, "does not exist"),
 ]
 
 

@@ -2,14 +2,24 @@
 repeatTime, UnaryRepeatParams)` (`Cast[T, U]` / `Cast[T, U, isSetMask]`): type conversion with
 an explicit RoundMode.
 
-Which (source, destination, mode) triples A2/A3 accept is the table below (Cast.md); anything
-else raises `CastRuleError` quoting the rule. A pair ascendc_more.md §2.3 lists for A2 but ascsim
-does not convert (int32 -> half through SetDeqScale, the narrowing integer pairs whose
-saturation is not public, the int64 pairs) raises it saying so; of §2.3's other pairs
-int8/uint8 -> half and int16 -> float (exact), int16 -> half (one rounding) and half -> int32
-(one rounding; NaN -> 0, +-Inf saturate [assumed], as float -> int32) are modelled.
-The conversions themselves are convert.py's bit-exact numba loops; saturation
-follows the hardware profile.
+Which (source, destination, mode) triples A2/A3 accept is the table below (Cast.md and
+ascendc_more.md §2.3); anything else raises `CastRuleError` quoting the rule. Every pair §2.3
+lists for A2 is modelled:
+- exact: half/bf16 -> float, int8/uint8 -> half, int16 -> float, int32 -> int64 (CAST_NONE);
+- one rounding: float -> half/bf16/float, int16 -> half, int32/int64 -> float (int64 from the
+  exact 64-bit value, no float64 step);
+- float to integer: half -> int8/uint8/int16/int32, bf16 -> int32, float -> int16/int32/int64
+  widen exactly, round with the mode, then saturate to the destination (NaN -> 0, +-Inf to the
+  range ends [assumed], whatever the profile's float saturation); the modes of the pairs §2.3
+  lists without any follow float -> int32 [assumed];
+- narrowing integers: int32 -> int16 and int64 -> int32 (CAST_NONE) clamp or keep the low bits,
+  profile option `int_narrow` (the behaviour is not public);
+- int32 -> half is vconv_deq: any RoundMode, ignored; (float)x * DEQSCALE rounded to half, the
+  scale written by `SetDeqScale(half)` (per core; a Cast before any is refused, the register's
+  reset value not being public). Each Cast row's SCALAR holds the scale it ran with, so replay
+  needs no register. Assumed steps: int32 -> float32 nearest even, the float32 product nearest
+  even, float32 -> half nearest even with the profile's saturation.
+The conversions are convert.py's bit-exact numba code and the per-pair loops here.
 
 The level-0 form (ascendc_more.md §2.3): a repeat has E = 256 / max(sizeof(T), sizeof(U)) lanes;
 lane j of an operand of element size s sits at base + (r*RepStride + (j // (32/s))*BlkStride)*32
@@ -34,7 +44,7 @@ from numba.extending import overload
 from .. import convert
 from .. import records as rec
 from ..convert import f16_bits_to_f32, f32_to_f16_rne
-from ..core import MEM_UB, PIPE_V
+from ..core import MEM_UB, PIPE_S, PIPE_V, current_core
 from ..dtypes import (
     DType,
     bfloat16_t,
@@ -55,6 +65,7 @@ from ..records import (
     MODE,
     NPARAM,
     REPEATS,
+    SCALAR,
     STRIDED,
     W,
     param_fields,
@@ -93,8 +104,8 @@ from .vmask import (
 )
 from .worklib import JIT, element_offset, enabled, lanes, shift, view
 
-__all__ = ["Cast", "RoundMode", "CAST_RULES", "A2_UNMODELLED"]
-KERNEL_SURFACE = ("Cast", "RoundMode")
+__all__ = ["Cast", "RoundMode", "SetDeqScale", "CAST_RULES", "A2_UNMODELLED"]
+KERNEL_SURFACE = ("Cast", "RoundMode", "SetDeqScale")
 
 
 class RoundMode(IntEnum):
@@ -139,8 +150,76 @@ def _cast_f16_to_i32(dst, doff, src, soff, n, mode, saturate):
         dst[doff + i] = convert.f32_to_i32(f16_bits_to_f32(src[soff + i]), mode, saturate)
 
 
+# The loops below take (dst, doff, src, soff, n, mode, flags, lo, hi, aux): `flags` bit 0 is
+# the profile's float saturation, bit 1 int_narrow = "wrap"; [lo, hi] the destination's integer
+# range; `aux` the DEQSCALE register's half bits (int32 -> half only).
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_f16_to_int(dst, doff, src, soff, n, mode, flags, lo, hi, aux):
+    """half -> an integer type: widen exactly, round with `mode`, saturate to [lo, hi]."""
+    for i in range(n):
+        dst[doff + i] = convert.f32_to_int(f16_bits_to_f32(src[soff + i]), mode, lo, hi)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_bf16_to_int(dst, doff, src, soff, n, mode, flags, lo, hi, aux):
+    """bfloat16_t -> int32: widen exactly, round with `mode`, saturate to [lo, hi]."""
+    for i in range(n):
+        dst[doff + i] = convert.f32_to_int(convert.bf16_bits_to_f32(src[soff + i]), mode, lo, hi)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_f32_to_int(dst, doff, src, soff, n, mode, flags, lo, hi, aux):
+    """float -> int16 / int64: round with `mode`, saturate to [lo, hi]."""
+    for i in range(n):
+        dst[doff + i] = convert.f32_to_int(src[soff + i], mode, lo, hi)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_int_narrow(dst, doff, src, soff, n, mode, flags, lo, hi, aux):
+    """int32 -> int16, int64 -> int32: out of range saturates, or wraps (profile int_narrow)."""
+    for i in range(n):
+        dst[doff + i] = convert.narrow_int(src[soff + i], lo, hi, (flags & 2) != 0)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_int_widen(dst, doff, src, soff, n, mode, flags, lo, hi, aux):
+    """int32 -> int64 (exact)."""
+    for i in range(n):
+        dst[doff + i] = src[soff + i]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_i64_to_f32(dst, doff, src, soff, n, mode, flags, lo, hi, aux):
+    """int64 -> float, rounded once with `mode` from the exact value."""
+    for i in range(n):
+        dst[doff + i] = convert.i64_to_f32(src[soff + i], mode)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cast_i32_to_f16_deq(dst, doff, src, soff, n, mode, flags, lo, hi, aux):
+    """int32 -> half through DEQSCALE (vconv_deq; `mode` ignored): (float)x rounded to nearest
+    even, times the scale widened exactly, product rounded to nearest even in float32, then to
+    half with nearest even and the profile's saturation. Every rounding step is [assumed]: the
+    docs only say (float)x * scale rounded to half."""
+    scale = f16_bits_to_f32(aux)
+    sat = (flags & 1) != 0
+    for i in range(n):
+        p = np.float32(np.float32(src[soff + i]) * scale)
+        dst[doff + i] = convert.f32_to_f16_bits(p, convert.CAST_RINT, sat)
+
+
 _R = RoundMode
 _DIRECTED = frozenset({_R.CAST_RINT, _R.CAST_FLOOR, _R.CAST_CEIL, _R.CAST_ROUND, _R.CAST_TRUNC})
+_NONE = frozenset({_R.CAST_NONE})
+_ANY = frozenset(_R)
+
+
+def _directed(src: str, dst: str, note: str = "") -> str:
+    return (f"{src} -> {dst} takes CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC"
+            + note)
+
 
 # (src, dst) -> (allowed modes, numba loop, the rule as documented)
 CAST_RULES: dict[tuple[DType, DType], tuple[frozenset[RoundMode], object, str]] = {
@@ -178,46 +257,76 @@ CAST_RULES: dict[tuple[DType, DType], tuple[frozenset[RoundMode], object, str]] 
     (half, int32_t): (_DIRECTED, _cast_f16_to_i32,
                       "half -> int32_t takes CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or "
                       "CAST_TRUNC"),
+    # the rest of ascendc_more.md §2.3's A2 list; float -> integer always saturates and NaN -> 0
+    # [assumed], as float -> int32 (ascendc_semantics.md §4.4 describes float targets only)
+    (half, int8_t): (_DIRECTED, _cast_f16_to_int, _directed("half", "int8_t")),
+    (half, uint8_t): (_DIRECTED, _cast_f16_to_int, _directed("half", "uint8_t")),
+    (half, int16_t): (_DIRECTED, _cast_f16_to_int, _directed("half", "int16_t")),
+    (bfloat16_t, int32_t): (_DIRECTED, _cast_bf16_to_int,
+                            _directed("bfloat16_t", "int32_t", " [assumed: §2.3 lists no modes]")),
+    (float, int16_t): (_DIRECTED, _cast_f32_to_int,
+                       _directed("float", "int16_t", " [assumed: §2.3 lists no modes]")),
+    (float, int64_t): (_DIRECTED, _cast_f32_to_int,
+                       _directed("float", "int64_t", " [assumed: §2.3 lists no modes]")),
+    (int32_t, int16_t): (_NONE, _cast_int_narrow,
+                         "int32_t -> int16_t takes only CAST_NONE (out of range: profile "
+                         "int_narrow)"),
+    (int64_t, int32_t): (_NONE, _cast_int_narrow,
+                         "int64_t -> int32_t takes only CAST_NONE (out of range: profile "
+                         "int_narrow)"),
+    (int32_t, int64_t): (_NONE, _cast_int_widen, "int32_t -> int64_t is exact and takes only "
+                                                 "CAST_NONE"),
+    (int64_t, float): (_DIRECTED | _NONE, _cast_i64_to_f32,
+                       "int64_t -> float takes CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, "
+                       "CAST_CEIL, CAST_ROUND or CAST_TRUNC [assumed, as int32_t -> float]"),
+    (int32_t, half): (_ANY, _cast_i32_to_f16_deq,
+                      "int32_t -> half is vconv_deq: (float)x * the SetDeqScale scale rounded "
+                      "to half, any RoundMode (ignored)"),
 }
 
-# Pairs ascendc_more.md §2.3 lists for A2 that ascsim does not convert (yet): an error that says
-# so, not "does not exist".
-A2_UNMODELLED: dict[tuple[DType, DType], str] = {
-    (int32_t, half): "int32_t -> half is vconv_deq: (float)x * the SetDeqScale(half) scale, "
-                     "rounded to half; ascsim does not model SetDeqScale",
-    **{pair: f"{pair[0]} -> {pair[1]} is an A2 conversion ascsim does not model yet"
-       for pair in ((half, int8_t), (half, uint8_t), (half, int16_t), (bfloat16_t, int32_t),
-                    (int32_t, int16_t), (int32_t, int64_t), (float, int16_t), (float, int64_t),
-                    (int64_t, int32_t), (int64_t, float))},
-}
+# Pairs ascendc_more.md §2.3 lists for A2 that ascsim does not convert: an error that says so,
+# not "does not exist". Every pair is modelled now.
+A2_UNMODELLED: dict[tuple[DType, DType], str] = {}
 _LOOPS = {(s.code, d.code): loop for (s, d), (_, loop, _) in CAST_RULES.items()}
+# convert.py's loops take (dst, doff, src, soff, n, mode, saturate); the rest the flags too
+_PLAIN = frozenset({convert.cast_f16_to_f32, convert.cast_bf16_to_f32, convert.cast_f32_to_f16,
+                    convert.cast_f32_to_bf16, convert.cast_f32_to_f32, convert.cast_f32_to_i32,
+                    convert.cast_i32_to_f32, _cast_int_to_f16, _cast_int_to_f32,
+                    _cast_i16_to_f16, _cast_f16_to_i32})
+_RANGE = {t.code: (int(np.iinfo(t.storage).min), int(np.iinfo(t.storage).max))
+          for t in (int8_t, uint8_t, int16_t, int32_t, int64_t)}
 
 
-def _cast_loop(scode, dcode, dst, doff, src, soff, n, mode, saturate):  # stub (see overload)
+def _cast_loop(scode, dcode, dst, doff, src, soff, n, mode, flags, aux):  # stub (see overload)
     pass
 
 
 @overload(_cast_loop, jit_options=JIT)
-def _ov_cast_loop(scode, dcode, dst, doff, src, soff, n, mode, saturate):
+def _ov_cast_loop(scode, dcode, dst, doff, src, soff, n, mode, flags, aux):
     if isinstance(scode, types.IntegerLiteral) and isinstance(dcode, types.IntegerLiteral):
         loop = _LOOPS[(scode.literal_value, dcode.literal_value)]
-        return lambda scode, dcode, dst, doff, src, soff, n, mode, saturate: loop(
-            dst, doff, src, soff, n, mode, saturate)
+        if loop in _PLAIN:
+            return lambda scode, dcode, dst, doff, src, soff, n, mode, flags, aux: loop(
+                dst, doff, src, soff, n, mode, (flags & 1) == 1)
+        lo, hi = _RANGE.get(dcode.literal_value, (0, 0))
+        return lambda scode, dcode, dst, doff, src, soff, n, mode, flags, aux: loop(
+            dst, doff, src, soff, n, mode, flags, lo, hi, aux)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_loop(scode, dcode, saturate, dv, d, sv, s, n, mode):
-    """Convert elements [s, s + n) of sv into [d, d + n) of dv (views of one UB) with `mode`;
-    a source that partially overlaps the destination is read as a snapshot."""
+def cast_loop(scode, dcode, flags, dv, d, sv, s, n, mode, aux):
+    """Convert elements [s, s + n) of sv into [d, d + n) of dv (views of one UB) with `mode`
+    (`flags`, `aux`: see the loops above); a source that partially overlaps the destination is
+    read as a snapshot."""
     literally(scode)
     literally(dcode)
-    literally(saturate)
+    literally(flags)
     db, dn = d << shift(dcode), n << shift(dcode)
     sb, sn = s << shift(scode), n << shift(scode)
     if sb < db + dn and db < sb + sn and not (sb == db and sn == dn):
-        _cast_loop(scode, dcode, dv, d, sv[s:s + n].copy(), 0, n, mode, saturate == 1)
+        _cast_loop(scode, dcode, dv, d, sv[s:s + n].copy(), 0, n, mode, flags, aux)
     else:
-        _cast_loop(scode, dcode, dv, d, sv, s, n, mode, saturate == 1)
+        _cast_loop(scode, dcode, dv, d, sv, s, n, mode, flags, aux)
 
 
 # Row layout: params (source dtype code,), then the dst and src accesses.
@@ -225,9 +334,9 @@ _DST, _SRC = start_fields(1, 2)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_count(scode, dcode, saturate, ub, gm, row):
-    cast_loop(scode, dcode, saturate, view(dcode, ub), row[_DST] >> shift(dcode),
-              view(scode, ub), row[_SRC] >> shift(scode), row[COUNT], row[MODE])
+def cast_count(scode, dcode, flags, ub, gm, row):
+    cast_loop(scode, dcode, flags, view(dcode, ub), row[_DST] >> shift(dcode),
+              view(scode, ub), row[_SRC] >> shift(scode), row[COUNT], row[MODE], row[SCALAR])
 
 
 # Level-0 row layout: params (source dtype code, mask_lo, mask_hi, dst blk, src blk, dst rep,
@@ -237,12 +346,12 @@ _L_DST, _L_SRC = start_fields(7, 2)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_repeat(scode, dcode, saturate, ub, gm, row):
+def cast_repeat(scode, dcode, flags, ub, gm, row):
     """The level-0 form: per repeat, gather the enabled lanes of src, convert them, scatter
     them into dst (every lane is read before any is written)."""
     literally(scode)
     literally(dcode)
-    literally(saturate)
+    literally(flags)
     dv = view(dcode, ub)
     sv = view(scode, ub)
     depb = 32 >> shift(dcode)
@@ -259,17 +368,23 @@ def cast_repeat(scode, dcode, saturate, ub, gm, row):
         for j in range(n):
             if enabled(j, lo, hi):
                 xs[j] = sv[element_offset(j, sepb, sblk, soff + r * srep * sepb)]
-        _cast_loop(scode, dcode, ys, 0, xs, 0, n, row[MODE], saturate == 1)
+        _cast_loop(scode, dcode, ys, 0, xs, 0, n, row[MODE], flags, row[SCALAR])
         for j in range(n):
             if enabled(j, lo, hi):
                 dv[element_offset(j, depb, dblk, doff + r * drep * depb)] = ys[j]
 
 
+def _flags(profile: object) -> int:
+    """The loops' `flags`: bit 0 the float saturation, bit 1 int_narrow = "wrap"."""
+    return int(profile.saturation) | (2 if profile.int_narrow == "wrap" else 0)
+
+
 def _bind(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
     """Literals: the source dtype (the row's first param), the destination dtype and the
-    profile's saturation; a level-0 row has the repeat form's params too."""
+    profile's flags (_flags); a level-0 row has the repeat form's params too. SCALAR holds the
+    DEQSCALE bits an int32 -> half Cast ran with (0 otherwise)."""
     form = "repeat" if row[NPARAM] > 1 else "count"
-    return form, (params_of(row)[0], row[DTYPE], int(profile.saturation))
+    return form, (params_of(row)[0], row[DTYPE], _flags(profile))
 
 
 _CAST = register(
@@ -293,6 +408,20 @@ _CAST = register(
                  "const UnaryRepeatParams &repeatParams);")),
     doc="type conversion with a RoundMode")
 _entries: dict[tuple[int, int, int], object] = {}
+
+
+def _deq_bits(core: object, src: DType, dst: DType, f) -> int | None:
+    """The SCALAR field of a Cast row: DEQSCALE's half bits for int32 -> half (None, after a
+    fault, when no SetDeqScale ran: the register's reset value is not public), else 0."""
+    if (src, dst) != (int32_t, half):
+        return 0
+    if core.deq_scale is None:
+        fault(core, ParameterError(
+            "Cast int32_t -> half (vconv_deq) before any SetDeqScale: it multiplies by the "
+            "DEQSCALE register, whose value at kernel start is not public"), f,
+            instruction="Cast")
+        return None
+    return core.deq_scale
 
 
 def _rule_error(src: DType, dst: DType, mode: object) -> CastRuleError:
@@ -337,10 +466,13 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
     core = dst.core
     if core.vmask is not None:
         count_form_done(core)  # the count form ends in Normal mode with a full mask
+    deq = _deq_bits(core, sdt, ddt, f)
+    if deq is None:
+        return
     wide = max(ddt.size, sdt.size)
     row = rec.vector_row2p(_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, count,
-                           (count * wide + 255) >> 8, int(roundMode), 0, sdt.code, d, d + dn, s,
-                           s + sn)
+                           (count * wide + 255) >> 8, int(roundMode), deq, sdt.code, d, d + dn,
+                           s, s + sn)
     core.records.append(row)
     if not count:
         return
@@ -349,10 +481,10 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
         check_overlap(core, f, "Cast", -(-count * wide // 256), d, 256 * ddt.size // wide,
                       256 * ddt.size // wide, d + dn, s, 256 * sdt.size // wide,
                       256 * sdt.size // wide, s + sn)
-    sat = core.profile.saturation
-    args = (sdt.code, ddt.code, int(sat), core.views[ddt.code], d >> ddt.shift,
-            core.views[sdt.code], s >> sdt.shift, count, int(roundMode))
-    key = (sdt.code, ddt.code, sat)
+    flags = _flags(core.profile)
+    args = (sdt.code, ddt.code, flags, core.views[ddt.code], d >> ddt.shift,
+            core.views[sdt.code], s >> sdt.shift, count, int(roundMode), deq)
+    key = (sdt.code, ddt.code, flags)
     ep = _entries.get(key)
     if ep is None:
         ep = _entries[key] = compile_loop(cast_loop, args, 3)
@@ -436,8 +568,11 @@ def _cast_level0(dst: LocalTensor, src: LocalTensor, roundMode: object, rest: tu
     total = lane_count(counted, repeat, 32 // wide.size)
     d, s = dst.addr, src.addr
     core = dst.core
+    deq = _deq_bits(core, sdt, ddt, f)
+    if deq is None:
+        return
     row = rec.row(_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, total, repeat,
-                  int(roundMode), 0,
+                  int(roundMode), deq,
                   (sdt.code, rec.signed64(lo), rec.signed64(hi), *blk, *rep),
                   (W | STRIDED, MEM_UB, d, d + ext[0], STRIDED, MEM_UB, s, s + ext[1]))
     core.records.append(row)
@@ -466,3 +601,26 @@ def _templated_cast(f, is_set_mask: bool, dst: LocalTensor, src: LocalTensor,
 
 _cast.__name__ = _cast.__qualname__ = "Cast"
 Cast = templated(_cast, _templated_cast, dtype_args=((0, "dst"), (1, "src")))
+
+
+# ---- SetDeqScale --------------------------------------------------------------------------
+
+DEQ_SCALE = register(
+    "SetDeqScale", family="scalar", pipe=PIPE_S,
+    operands=(Operand("scale", AccessPattern.NONE),),
+    dataflow=Dataflow.STATE, cost=Cost(CostKind.SCALAR),
+    signatures=(Signature((half,)),), work=None,
+    cpp=(CppDecl("__aicore__ void SetDeqScale(half scale);"),),
+    doc="write DEQSCALE, the scale Cast int32_t -> half (vconv_deq) multiplies by")
+
+
+def SetDeqScale(scale: object) -> None:
+    """`SetDeqScale(half scale)`: the per-core DEQSCALE register that Cast int32_t -> half
+    multiplies by (ascendc_more.md §2.3); recorded with the half bits as SCALAR, and every such
+    Cast row records the bits it ran with, so replay needs no register state."""
+    f = sys._getframe(1)
+    core = current_core()
+    bits = half.scalar_bits(scale)
+    core.records.append(rec.row(DEQ_SCALE.id, PIPE_S, f.f_code, f.f_lasti, half.code, 0, 0, 0,
+                                bits, (), ()))
+    core.deq_scale = bits & 0xFFFF

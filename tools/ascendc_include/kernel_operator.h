@@ -399,6 +399,8 @@ template <typename T, typename U, bool isSetMask = true>
 __aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
                      const RoundMode &roundMode, const uint64_t mask[], const uint8_t repeatTime,
                      const UnaryRepeatParams &repeatParams);
+// SetDeqScale: write DEQSCALE, the scale Cast int32_t -> half (vconv_deq) multiplies by
+__aicore__ void SetDeqScale(half scale);
 // Exp: dst = e ** src (element-wise, unary)
 template <typename T>
 __aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
