@@ -82,6 +82,22 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                         "ShiftRight's roundEn: add 2**(n-1), then shift"),
         "power_impl": ((str,), lambda v: v == "powf",
                        "Power: one correctly rounded fp32 powf (the composition is unknown)"),
+        # the algorithms of the transcendental and IEEE-like vector math are not public
+        # (instructions/numerics.py describes each alternative and its error bound)
+        "exp_impl": ((str,), lambda v: v in ("correctly_rounded", "fp32_poly"),
+                     "Exp: correctly_rounded (float64, rounded once) or fp32_poly (Cody-Waite "
+                     "range reduction, degree-7 polynomial in fp32, < 2 ULP)"),
+        "ln_impl": ((str,), lambda v: v in ("correctly_rounded", "fp32_poly"),
+                    "Ln: correctly_rounded (float64, rounded once) or fp32_poly (m * 2**e, "
+                    "atanh series in fp32, < 3 ULP)"),
+        "sqrt_impl": ((str,), lambda v: v in ("correctly_rounded", "rsqrt_mul"),
+                      "Sqrt: correctly_rounded (IEEE) or rsqrt_mul (x * fl(1/sqrt x), < 1.5 ULP)"),
+        "reciprocal_impl": ((str,), lambda v: v in ("exact", "estimate_newton"),
+                            "Reciprocal: exact (IEEE 1/x) or estimate_newton (256-entry seed "
+                            "table, one fp32 Newton step, relative error < 2**-17)"),
+        "div_impl": ((str,), lambda v: v in ("correctly_rounded", "reciprocal_mul"),
+                     "Div: correctly_rounded (IEEE a/b) or reciprocal_mul (a * fl(1/b), two "
+                     "roundings)"),
         # level-0 Cast / Compare / Select (ascendc_more.md 2.3): UNKNOWN layouts
         "cast_narrow_blkstride": ((str,), lambda v: v == "per_32B_block",
                                   "Cast level 0: the narrower operand's block stride counts "
@@ -231,6 +247,11 @@ class HardwareProfile:
     shift_full: str
     shift_round: str
     power_impl: str
+    exp_impl: str
+    ln_impl: str
+    sqrt_impl: str
+    reciprocal_impl: str
+    div_impl: str
     cast_narrow_blkstride: str
     cmp_dst_stride: str
     sel_mode1_mask_stride: str
