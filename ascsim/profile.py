@@ -61,6 +61,10 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                           "PairReduceSum on a pair with one enabled lane"),
         "acc_reduce_writes_partials": ((bool,), lambda v: v is False,
                                        "count-form ReduceSum writes per-repeat partials to dst"),
+        "reduce_tree": ((str,), lambda v: v in ("pairwise", "sequential"),
+                        "the shape of a sum's adder tree over a repeat's (block's) lanes: a "
+                        "binary tree of adjacent pairs, or lane order; every addition rounded "
+                        "to T"),
         "acc_dtype": ((str,), lambda v: v in ("T", "float"),
                       "precision of the count-form ReduceSum's in-order sum of repeat sums"),
         "reduce_tmp_clobber": ((bool,), None,
@@ -237,6 +241,7 @@ class HardwareProfile:
     reduce_nan: str
     pair_one_lane: str
     acc_reduce_writes_partials: bool
+    reduce_tree: str
     acc_dtype: str
     reduce_tmp_clobber: bool
     maxmin_spr_index: str

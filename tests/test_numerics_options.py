@@ -225,3 +225,49 @@ def test_profiles_show_describes_every_option(capsys) -> None:
     for key, what in semantic_options().items():
         assert f"semantics.{key} = " in out
         assert what in out, key
+
+
+# ---- reduce_tree: the adder tree of a sum ---------------------------------------------------
+
+def _seq_sum(vals: np.ndarray) -> np.generic:
+    acc = vals[0]
+    for x in vals[1:]:
+        acc = (acc + x).astype(vals.dtype)
+    return acc
+
+
+def _pair_sum(vals: np.ndarray) -> np.generic:
+    v = vals.copy()
+    while v.size > 1:
+        v = (v[0::2] + v[1::2]).astype(vals.dtype)
+    return v[0]
+
+
+@pytest.mark.parametrize("dt, np_t", [(A.float, F32), (A.half, F16)], ids=["float", "half"])
+def test_reduce_tree_sequential(dt, np_t) -> None:
+    """WholeReduceSum, BlockReduceSum and the count-form ReduceSum add a repeat's (block's)
+    lanes in lane order under reduce_tree = sequential, and pairwise by default."""
+    per, epb, reps = 256 // dt.size, 32 // dt.size, 4
+    rng = np.random.default_rng(7)
+    x = (rng.uniform(0.5, 1.5, per * reps) * 2.0 ** rng.integers(-8, 8, per * reps)).astype(np_t)
+
+    def body(ub):
+        src = tensor(ub, SRC0, dt)
+        A.WholeReduceSum(tensor(ub, DST, dt, 64), src, per, reps, 1, 1, 8)
+        A.BlockReduceSum(tensor(ub, DST + 1024, dt, 8 * reps), src, reps, per, 1, 1, 8)
+        A.ReduceSum(tensor(ub, DST + 2048, dt, 16), src, tensor(ub, SRC1, dt, 16), per * reps)
+
+    for tree, total in (("pairwise", _pair_sum), ("sequential", _seq_sum)):
+        ub, _ = run_ub(body, [(SRC0, x)], profile=_profile("reduce_tree", tree))
+        rows = x.reshape(reps, per)
+        whole = np.array([total(r) for r in rows], np_t)
+        blocks = np.array([total(b) for b in x.reshape(-1, epb)], np_t)
+        acc = whole[0]
+        for s in whole[1:]:
+            acc = np_t(acc + s)
+        assert_same_bits(ub_array(ub, DST, np_t, reps), whole, f"WholeReduceSum {tree}")
+        assert_same_bits(ub_array(ub, DST + 1024, np_t, 8 * reps), blocks, f"Block {tree}")
+        assert_same_bits(ub_array(ub, DST + 2048, np_t, 1), np.array([acc], np_t), tree)
+    assert (np.array([_seq_sum(r) for r in rows], np_t).view(np.uint16 if np_t is F16
+            else np.uint32) != np.array([_pair_sum(r) for r in rows], np_t).view(
+                np.uint16 if np_t is F16 else np.uint32)).any()
