@@ -18,8 +18,8 @@ extra element functions of the form's table, and the op's literal is the one the
 (the count form looks it up per call, the row work in `_bind`). `Max`/`Min` return NaN when
 either input is NaN. Integer arithmetic wraps modulo 2**bits. ShiftRight's level-0
 `roundEn=true` (recorded as MODE 1, so replay rounds too) adds 2**(n-1) in the element's own
-width, wrapping, then shifts: the rounding is not public (ascendc_more.md §5 UNKNOWN), profile option `shift_round =
-add_half_then_shift`, its only value.
+width, wrapping, then shifts: the rounding is not public (ascendc_more.md §5 UNKNOWN),
+profile option `shift_round = add_half_then_shift`, its only value.
 """
 
 from __future__ import annotations
