@@ -649,8 +649,15 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
     n_src = 2 if form == "binary" else 1
     has_scalar = form == "scalar"
     entries: dict[int, object] = {}  # op literal << 8 | dtype code -> the compiled loop
-    # (profile option, {value: op literal}) when a profile option picks the element function
+    # (profile option, {value: op literal}) when a profile option picks the element function;
+    # `memo` (profile, its op literal) of the last call makes that one identity test per call
     variant = _VARIANTS.get((form, lit))
+    memo = (None, lit)
+
+    def pick(profile) -> int:
+        nonlocal memo
+        memo = (profile, variant[1][getattr(profile, variant[0])])
+        return memo[1]
     getframe = sys._getframe
     vector_row2, vector_row3 = rec.vector_row2, rec.vector_row3
     pipe_v = PIPE_V
@@ -703,7 +710,11 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                         check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, b,
                                       256, 256, b + nb, "src1")
                 sh = dt.shift
-                op = lit if variant is None else variant[1][getattr(core.profile, variant[0])]
+                if variant is None:
+                    op = lit
+                else:
+                    m = memo
+                    op = m[1] if m[0] is core.profile else pick(core.profile)
                 args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
                 ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
@@ -743,7 +754,11 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                     check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, s,
                                   256, 256, s + nb)
                 sh = dt.shift
-                op = lit if variant is None else variant[1][getattr(core.profile, variant[0])]
+                if variant is None:
+                    op = lit
+                else:
+                    m = memo
+                    op = m[1] if m[0] is core.profile else pick(core.profile)
                 if has_scalar:
                     args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
