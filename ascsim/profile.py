@@ -61,6 +61,10 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                           "PairReduceSum on a pair with one enabled lane"),
         "acc_reduce_writes_partials": ((bool,), lambda v: v is False,
                                        "count-form ReduceSum writes per-repeat partials to dst"),
+        "reduce_tree": ((str,), lambda v: v in ("pairwise", "sequential"),
+                        "the shape of a sum's adder tree over a repeat's (block's) lanes: a "
+                        "binary tree of adjacent pairs, or lane order; every addition rounded "
+                        "to T"),
         "acc_dtype": ((str,), lambda v: v in ("T", "float"),
                       "precision of the count-form ReduceSum's in-order sum of repeat sums"),
         "reduce_tmp_clobber": ((bool,), None,
@@ -82,6 +86,22 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                         "ShiftRight's roundEn: add 2**(n-1), then shift"),
         "power_impl": ((str,), lambda v: v == "powf",
                        "Power: one correctly rounded fp32 powf (the composition is unknown)"),
+        # the algorithms of the transcendental and IEEE-like vector math are not public
+        # (instructions/numerics.py describes each alternative and its error bound)
+        "exp_impl": ((str,), lambda v: v in ("correctly_rounded", "fp32_poly"),
+                     "Exp: correctly_rounded (float64, rounded once) or fp32_poly (Cody-Waite "
+                     "range reduction, degree-7 polynomial in fp32, < 2 ULP)"),
+        "ln_impl": ((str,), lambda v: v in ("correctly_rounded", "fp32_poly"),
+                    "Ln: correctly_rounded (float64, rounded once) or fp32_poly (m * 2**e, "
+                    "atanh series in fp32, < 3 ULP)"),
+        "sqrt_impl": ((str,), lambda v: v in ("correctly_rounded", "rsqrt_mul"),
+                      "Sqrt: correctly_rounded (IEEE) or rsqrt_mul (x * fl(1/sqrt x), < 1.5 ULP)"),
+        "reciprocal_impl": ((str,), lambda v: v in ("exact", "estimate_newton"),
+                            "Reciprocal: exact (IEEE 1/x) or estimate_newton (256-entry seed "
+                            "table, one fp32 Newton step, relative error < 2**-17)"),
+        "div_impl": ((str,), lambda v: v in ("correctly_rounded", "reciprocal_mul"),
+                     "Div: correctly_rounded (IEEE a/b) or reciprocal_mul (a * fl(1/b), two "
+                     "roundings)"),
         # level-0 Cast / Compare / Select (ascendc_more.md 2.3): UNKNOWN layouts
         "cast_narrow_blkstride": ((str,), lambda v: v == "per_32B_block",
                                   "Cast level 0: the narrower operand's block stride counts "
@@ -224,6 +244,7 @@ class HardwareProfile:
     reduce_nan: str
     pair_one_lane: str
     acc_reduce_writes_partials: bool
+    reduce_tree: str
     acc_dtype: str
     reduce_tmp_clobber: bool
     maxmin_spr_index: str
@@ -234,6 +255,11 @@ class HardwareProfile:
     shift_full: str
     shift_round: str
     power_impl: str
+    exp_impl: str
+    ln_impl: str
+    sqrt_impl: str
+    reciprocal_impl: str
+    div_impl: str
     cast_narrow_blkstride: str
     int_narrow: str
     cmp_dst_stride: str

@@ -1,5 +1,5 @@
 """`ascsim profiles`: list the shipped hardware profiles, or `--show NAME|FILE` to print every
-number of one profile with its source."""
+number of one profile with its source (and, for a [semantics] option, what it decides)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..profile import load_profile, profile_names
+from ..profile import load_profile, profile_names, semantic_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -35,8 +35,12 @@ def main(args: argparse.Namespace) -> int:
         p = load_profile(args.show)
         print(f"{p.name}: {p.description} ({p.path})")
         data = tomllib.loads(Path(p.path).read_text())
+        what = {f"semantics.{k}": v for k, v in semantic_options().items()}
         for key, value, source in _leaves(data):
-            print(f"  {key} = {value}\n      {source}")
+            line = f"  {key} = {value}"
+            if key in what:
+                line += f"\n      option: {what[key]}"
+            print(f"{line}\n      {source}")
         return 0
     print(f"{'name':<14} {'AIV cores':>9} {'clock MHz':>9} {'UB bytes':>9} {'HBM GB/s':>9}  "
           "description")

@@ -17,6 +17,10 @@ the sub-instructions:
 - Log (half, float; no tmp): Ln. Log2 / Log10: Ln, then Muls by 1/ln 2 or 1/ln 10 (the fp32
   constants); half goes through fp32 in the tmp (tmp >= max(4 * calCount, 256) B, chunked).
 
+Being compositions, they follow the profile's numerics options of their parts (`exp_impl`,
+`ln_impl`, `div_impl`; numerics.py). The library's own algorithms are not public; no option
+replaces a whole composition (e.g. by one correctly rounded sigmoid) yet.
+
 The library runs the chunks in Counter mode with isSetMask=false level-0 calls; ascsim issues
 the equivalent count-form calls (same lanes, same bits). Afterwards the core is in Normal mode
 with a full mask (`SetMaskNorm(); ResetMask()`). Each call also leaves one record of its own

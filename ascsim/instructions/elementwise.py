@@ -12,11 +12,14 @@ nearest-even: for +, -, *, / and sqrt that equals a correctly rounded fp16 opera
 more than 2*11+2 bits). `Exp` and `Ln` evaluate in float64 and round once to float32 (correctly
 rounded but for rare double-rounding cases); hardware may differ by a few ULP (its algorithm
 is unpublished). `Reciprocal` is IEEE 1/x here; the hardware one is documented as a
-low-precision approximation. `Max`/`Min` return NaN when either input is NaN. Integer
-arithmetic wraps modulo 2**bits. ShiftRight's level-0 `roundEn=true` (recorded as MODE 1, so
-replay rounds too) adds 2**(n-1) in the element's own width, wrapping, then shifts: the
-rounding is not public (ascendc_more.md §5 UNKNOWN), profile option `shift_round =
-add_half_then_shift`, its only value.
+low-precision approximation. These are the defaults of the profile options `exp_impl`,
+`ln_impl`, `sqrt_impl`, `reciprocal_impl` and `div_impl`; their alternatives (numerics.py) are
+extra element functions of the form's table, and the op's literal is the one the profile names
+(the count form looks it up per call, the row work in `_bind`). `Max`/`Min` return NaN when
+either input is NaN. Integer arithmetic wraps modulo 2**bits. ShiftRight's level-0
+`roundEn=true` (recorded as MODE 1, so replay rounds too) adds 2**(n-1) in the element's own
+width, wrapping, then shifts: the rounding is not public (ascendc_more.md §5 UNKNOWN),
+profile option `shift_round = add_half_then_shift`, its only value.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from ..registry import (
 )
 from ..sync import run_on_pipe
 from ..workcall import NO_GM, compile_loop
+from . import numerics
 from .common import (
     MAX_REPEAT_TIMES,
     BinaryRepeatParams,
@@ -279,14 +283,19 @@ class Op:
     doc: str
     check: object = None  # (dtype, scalar) -> why the scalar is refused, or None
     level0_flag: str = ""  # a trailing bool of the level-0 form that ascsim models as false
+    option: str = ""  # the profile option choosing the element function (numerics.py)
 
 
 OPS: tuple[Op, ...] = (
-    Op("Exp", "unary", _exp, FLOAT_ONLY, E, "dst = e ** src"),
-    Op("Ln", "unary", _ln, FLOAT_ONLY, E, "dst = natural logarithm of src"),
+    Op("Exp", "unary", _exp, FLOAT_ONLY, E, "dst = e ** src",
+       option="exp_impl"),
+    Op("Ln", "unary", _ln, FLOAT_ONLY, E, "dst = natural logarithm of src",
+       option="ln_impl"),
     Op("Abs", "unary", _abs, FLOAT_ONLY, E, "dst = |src|"),
-    Op("Sqrt", "unary", _sqrt, FLOAT_ONLY, E, "dst = square root of src"),
-    Op("Reciprocal", "unary", _reciprocal, FLOAT_ONLY, E, "dst = 1 / src"),
+    Op("Sqrt", "unary", _sqrt, FLOAT_ONLY, E, "dst = square root of src",
+       option="sqrt_impl"),
+    Op("Reciprocal", "unary", _reciprocal, FLOAT_ONLY, E, "dst = 1 / src",
+       option="reciprocal_impl"),
     Op("Not", "unary", _not, LOGIC, B, "dst = bitwise not of src"),
     Op("Relu", "unary", _relu, (half, float, int32_t), E,
        "dst = max(src, 0), NaN if src is, +0 for -0 (the Max rule)"),
@@ -304,7 +313,8 @@ OPS: tuple[Op, ...] = (
     Op("Add", "binary", _add, ARITH, E, "dst = src0 + src1"),
     Op("Sub", "binary", _sub, ARITH, E, "dst = src0 - src1"),
     Op("Mul", "binary", _mul, ARITH, E, "dst = src0 * src1"),
-    Op("Div", "binary", _div, FLOAT_ONLY, E, "dst = src0 / src1"),
+    Op("Div", "binary", _div, FLOAT_ONLY, E, "dst = src0 / src1",
+       option="div_impl"),
     Op("Max", "binary", _max, ARITH, E, "dst = max(src0, src1), NaN if either is"),
     Op("Min", "binary", _min, ARITH, E, "dst = min(src0, src1), NaN if either is"),
     Op("And", "binary", _and, LOGIC, B, "dst = src0 & src1 (bitwise)"),
@@ -318,6 +328,33 @@ _UNARY_FNS, _SCALAR_FNS, _BINARY_FNS = _FNS["unary"], _FNS["scalar"], _FNS["bina
 # ShiftRight's roundEn=true (a row with MODE 1): the element function per shift_round value
 _SHIFT_ROUND = {"add_half_then_shift": len(_SCALAR_FNS)}
 _SCALAR_FNS += (_shift_right_round,)
+
+
+def _variant_lits() -> dict[tuple[str, int], tuple[str, dict[str, int]]]:
+    """(form, op index) -> (profile option, {option value: the loops' literal}) for the ops
+    whose algorithm a profile option chooses: the default value keeps the op's own index, the
+    alternatives are appended to the form's table."""
+    global _UNARY_FNS, _BINARY_FNS
+    out: dict[tuple[str, int], tuple[str, dict[str, int]]] = {}
+    index: dict[str, int] = {}
+    for op in OPS:
+        i = index.get(op.form, 0)
+        index[op.form] = i + 1
+        if not op.option:
+            continue
+        lits = {numerics.DEFAULTS[op.option]: i}
+        for value, fn in numerics.ALTERNATIVES[op.option].items():
+            if op.form == "unary":
+                lits[value] = len(_UNARY_FNS)
+                _UNARY_FNS += (fn,)
+            else:
+                lits[value] = len(_BINARY_FNS)
+                _BINARY_FNS += (fn,)
+        out[(op.form, i)] = (op.option, lits)
+    return out
+
+
+_VARIANTS = _variant_lits()
 
 
 def _apply1(op, x):  # stubs given meaning by the overloads below
@@ -557,12 +594,16 @@ def _cpp(name: str, form: str, flag: str = "") -> tuple[CppDecl, ...]:
     )
 
 
-def _bind(index: int, row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
+def _bind(index: int, row: tuple, profile: object, variant: tuple | None = None
+          ) -> tuple[str, tuple[int, int, int]]:
     """The work of a recorded call: the repeat form's rows have params, the count form's none;
     literals (the op's index in its form's table, the dtype code). MODE 1 is ShiftRight's
-    roundEn=true: the rounding shift the profile's `shift_round` names."""
+    roundEn=true: the rounding shift the profile's `shift_round` names; an op with a
+    `variant` (option, {value: index}) runs the element function its profile option names."""
     if row[MODE]:
         index = _SHIFT_ROUND[profile.shift_round]
+    elif variant is not None:
+        index = variant[1][getattr(profile, variant[0])]
     return ("repeat" if row[NPARAM] else "count"), (index, row[DTYPE], 0)
 
 
@@ -573,7 +614,8 @@ def _register(op: Op, index: int) -> Instruction:
         op.name, family="vector", pipe=PIPE_V, operands=_OPERANDS[op.form],
         dataflow=op.dataflow, cost=Cost(CostKind.VECTOR, op.name),
         signatures=tuple(Signature((t,) * width) for t in op.dtypes),
-        work=Work({"count": count, "repeat": repeat}, partial(_bind, index)),
+        work=Work({"count": count, "repeat": repeat},
+                  partial(_bind, index, variant=_VARIANTS.get((op.form, index)))),
         cpp=_cpp(op.name, op.form, op.level0_flag),
         doc=f"{op.doc} (element-wise, {op.form})")
 
@@ -606,7 +648,16 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
     loop = _LOOPS[form]
     n_src = 2 if form == "binary" else 1
     has_scalar = form == "scalar"
-    entries: dict[int, object] = {}  # dtype code -> the compiled count-form loop
+    entries: dict[int, object] = {}  # op literal << 8 | dtype code -> the compiled loop
+    # (profile option, {value: op literal}) when a profile option picks the element function;
+    # `memo` (profile, its op literal) of the last call makes that one identity test per call
+    variant = _VARIANTS.get((form, lit))
+    memo = (None, lit)
+
+    def pick(profile) -> int:
+        nonlocal memo
+        memo = (profile, variant[1][getattr(profile, variant[0])])
+        return memo[1]
     getframe = sys._getframe
     vector_row2, vector_row3 = rec.vector_row2, rec.vector_row3
     pipe_v = PIPE_V
@@ -619,7 +670,7 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
         return operand_error(name, count, (("dst", dst), *zip(names, srcs, strict=True)))
 
     def compiled(dt: DType, args: tuple):
-        ep = entries[dt.code] = compile_loop(loop, args, 2)
+        ep = entries[args[0] << 8 | dt.code] = compile_loop(loop, args, 2)
         return ep
 
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
@@ -659,8 +710,13 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                         check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, b,
                                       256, 256, b + nb, "src1")
                 sh = dt.shift
-                args = (lit, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
-                ep = entries.get(dt.code) or compiled(dt, args)
+                if variant is None:
+                    op = lit
+                else:
+                    m = memo
+                    op = m[1] if m[0] is core.profile else pick(core.profile)
+                args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
+                ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
                     run_on_pipe(core, pipe_v, ep, args)
                 else:
@@ -698,11 +754,16 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                     check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, s,
                                   256, 256, s + nb)
                 sh = dt.shift
-                if has_scalar:
-                    args = (lit, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
+                if variant is None:
+                    op = lit
                 else:
-                    args = (lit, dt.code, core.views[dt.code], d >> sh, s >> sh, count)
-                ep = entries.get(dt.code) or compiled(dt, args)
+                    m = memo
+                    op = m[1] if m[0] is core.profile else pick(core.profile)
+                if has_scalar:
+                    args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
+                else:
+                    args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count)
+                ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
                     run_on_pipe(core, pipe_v, ep, args)
                 else:

@@ -27,6 +27,9 @@ with the default named by the fact sheet; only the default is implemented unless
   (lowest lane, its payload) and its index.
 - `pair_one_lane = "copy_active"`: a pair with one enabled lane copies that lane's bits.
 - `acc_reduce_writes_partials = false`: the count-form ReduceSum writes dst[0] only.
+- `reduce_tree = "pairwise"` (or `"sequential"`): a sum's lanes (of a repeat, a block, the
+  level-2 passes) go through the binary tree above, or are added in lane order, every
+  addition rounded to T (the hardware's adder tree is not public).
 - `acc_dtype = "T"` (or `"float"`): the count-form ReduceSum adds the repeat sums in order
   in T (each addition rounded to T) or, for half, in float32 rounded to half at the end.
 - `reduce_tmp_clobber = true` (or false): ReduceMax/Min write their real intermediates into
@@ -150,9 +153,15 @@ def _lane_elem(j, epb, sblk, base):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _tree(code, buf, n):
+def _tree(code, buf, n, seq):
     """Binary tree of adjacent pairs over buf[0..n) (n a power of two), every node rounded to
-    T (float32 compute values; half is rounded through its bits)."""
+    T (float32 compute values; half is rounded through its bits); `seq` (reduce_tree =
+    sequential): buf[0] + buf[1] + ... in lane order instead, every addition rounded to T."""
+    if seq:
+        acc = buf[0]
+        for i in range(1, n):
+            acc = load(code, store(code, acc + buf[i]))
+        return acc
     m = n
     while m > 1:
         h = m >> 1
@@ -175,10 +184,13 @@ def _better(op, x, best):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def group_repeat(code, op, kind, ub, gm, row):
-    """WholeReduce*/RepeatReduceSum (kind 0), BlockReduce* (1), PairReduceSum (2)."""
+    """WholeReduce*/RepeatReduceSum (kind 0), BlockReduce* (1), PairReduceSum (2); kind + 4:
+    the sums in lane order (reduce_tree = sequential)."""
     literally(code)
     literally(op)
     literally(kind)
+    seq = kind >= 4
+    kind = kind & 3
     v = view(code, ub)
     u = uview(code, ub)
     u32 = ub.view(np.uint32)
@@ -220,7 +232,7 @@ def group_repeat(code, op, kind, ub, gm, row):
                     raw[g] = u[_lane_elem(lane[g], epb, sblk, base)]
             else:
                 use_raw[g] = False
-                vals[g] = store(code, _tree(code, buf, group))
+                vals[g] = store(code, _tree(code, buf, group, seq))
         for g in range(ngroups):
             if nact[g] == 0:
                 continue
@@ -240,19 +252,20 @@ def group_repeat(code, op, kind, ub, gm, row):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _repeat_sum(code, v, buf, base, epb, sblk, lanes, lo, hi):
+def _repeat_sum(code, v, buf, base, epb, sblk, lanes, lo, hi, seq):
     per = 8 * epb
     for j in range(per):
         on = j < lanes and _on(j, lo, hi)
         buf[j] = load(code, v[_lane_elem(j, epb, sblk, base)]) if on else np.float32(0)
-    return _tree(code, buf, per)
+    return _tree(code, buf, per, seq)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def sum_count(code, acc_float, _c, ub, gm, row):
+def sum_count(code, acc_float, seq, ub, gm, row):
     """Count-form ReduceSum: repeat trees added in order (ACC_VAL) into dst[0]."""
     literally(code)
     literally(acc_float)
+    literally(seq)
     v = view(code, ub)
     sh = shift(code)
     epb = 32 >> sh
@@ -263,7 +276,7 @@ def sum_count(code, acc_float, _c, ub, gm, row):
     full = np.int64(-1)
     for r in range(row[REPEATS]):
         t = _repeat_sum(code, v, buf, (row[_S] >> sh) + r * per, epb, 1, min(per, n - r * per),
-                        full, full)
+                        full, full, seq)
         if r == 0:
             acc = t
         elif acc_float:
@@ -274,10 +287,11 @@ def sum_count(code, acc_float, _c, ub, gm, row):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def sum_mask(code, _b, _c, ub, gm, row):
+def sum_mask(code, seq, _c, ub, gm, row):
     """Mask-form ReduceSum: per-repeat sums into tmp[r], Counter-mode vcadds over them (partials
     back into tmp[0..]) until dst[0]."""
     literally(code)
+    literally(seq)
     v = view(code, ub)
     sh = shift(code)
     epb = 32 >> sh
@@ -287,20 +301,20 @@ def sum_mask(code, _b, _c, ub, gm, row):
     full = np.int64(-1)
     for r in range(row[REPEATS]):
         x = _repeat_sum(code, v, buf, (row[_S] >> sh) + r * row[_SREP] * epb, epb,
-                        row[_SBLK], per, row[_MLO], row[_MHI])
+                        row[_SBLK], per, row[_MLO], row[_MHI], seq)
         v[t0 + r] = store(code, x)
     n = row[REPEATS]
     while True:
         parts = (n + per - 1) // per
         for k in range(parts):
             v[t0 + k] = store(code, _repeat_sum(code, v, buf, t0 + k * per, epb, 1,
-                                                min(per, n - k * per), full, full))
+                                                min(per, n - k * per), full, full, seq))
         if parts == 1:
             v[row[_D] >> sh] = v[t0]
             return
         if parts <= per:
             v[row[_D] >> sh] = store(code, _repeat_sum(code, v, buf, t0, epb, 1, parts, full,
-                                                       full))
+                                                       full, seq))
             return
         n = parts
 
@@ -475,7 +489,9 @@ _OP_NAMES = {SUM: "Sum", MAX: "Max", MIN: "Min"}
 
 
 def _bind_group(op: int, kind: int):
-    return lambda row, profile: ("repeat", (row[rec.DTYPE], op, kind))
+    # a sum's kind + 4: the profile's reduce_tree is sequential
+    return lambda row, profile: ("repeat", (row[rec.DTYPE], op, kind + 4 * (
+        op == SUM and profile.reduce_tree == "sequential")))
 
 
 def _group_entry(name: str, op: int, kind: int, scalars: tuple[str, ...], cpp: tuple[str, ...],
@@ -541,8 +557,11 @@ _PAIR = _group_entry("PairReduceSum", SUM, PAIR,
 def _bind_level2(kind: str):
     def bind(row, profile):
         form = "mask" if row[MODE] else "count"
+        seq = int(profile.reduce_tree == "sequential")
+        if kind == "sum" and form == "mask":
+            return form, (row[rec.DTYPE], seq, 0)
         if kind == "sum":
-            return form, (row[rec.DTYPE], int(profile.acc_dtype == "float"), 0)
+            return form, (row[rec.DTYPE], int(profile.acc_dtype == "float"), seq)
         return form, (row[rec.DTYPE], MAX if kind == "max" else MIN,
                       int(profile.reduce_tmp_clobber))
     return bind
