@@ -86,6 +86,10 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], Any, str]]] = {
                         "ShiftRight's roundEn: add 2**(n-1), then shift"),
         "power_impl": ((str,), lambda v: v == "powf",
                        "Power: one correctly rounded fp32 powf (the composition is unknown)"),
+        "advmath_impl": ((str,), lambda v: v in ("div", "reciprocal"),
+                         "Sigmoid and Tanh: their quotient as Duplicate(1) + Div (div), or as "
+                         "Reciprocal of the denominator (reciprocal: sigmoid = 1/(1 + e^-x), "
+                         "tanh = 1 - 2/(e^2x + 1))"),
         # the algorithms of the transcendental and IEEE-like vector math are not public
         # (instructions/numerics.py describes each alternative and its error bound)
         "exp_impl": ((str,), lambda v: v in ("correctly_rounded", "fp32_poly"),
@@ -255,6 +259,7 @@ class HardwareProfile:
     shift_full: str
     shift_round: str
     power_impl: str
+    advmath_impl: str
     exp_impl: str
     ln_impl: str
     sqrt_impl: str

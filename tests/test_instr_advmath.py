@@ -129,3 +129,47 @@ def test_minimum_tmp_and_errors() -> None:
     with pytest.raises(ParameterError, match="LocalTensor<uint8_t>"):
         launch(lambda ub: A.Sigmoid(t(ub, DST, A.float), t(ub, SRC, A.float),
                                     t(ub, TMP, A.float), 64), [])
+
+
+def ref_reciprocal(name: str, x: np.ndarray) -> np.ndarray:
+    """advmath_impl = "reciprocal": Sigmoid = Reciprocal(1 + e^-x), Tanh = 1 - 2 * (1 / (e + 1))
+    with e = e^(2 clip(x)), each step rounded as its instruction is (IEEE 1/y: reciprocal_impl
+    exact)."""
+    with np.errstate(all="ignore"):
+        t = x.dtype.type
+        if name == "Sigmoid":
+            d = (x.astype(F32) * F32(-1)).astype(t)
+            d = _exp(d.astype(F32)).astype(t)
+            d = (d.astype(F32) + F32(1)).astype(t)
+            return (F32(1) / d.astype(F32)).astype(t)
+        v = x.astype(F32)
+        v = np.where(np.isnan(v), v, np.minimum(v, F32(8.8)))
+        v = np.where(np.isnan(v), v, np.maximum(v, F32(-8.8)))
+        e = _exp(v * F32(2))
+        r = F32(1) / (e + F32(1))
+        return (r * F32(-2) + F32(1)).astype(x.dtype)
+
+
+@pytest.mark.instruction("Sigmoid", "Tanh")
+@pytest.mark.parametrize("name", ["Sigmoid", "Tanh"])
+@pytest.mark.parametrize("dt,np_t", [(A.float, F32), (A.half, F16)], ids=str)
+def test_reciprocal_composition(tmp_path, name, dt, np_t) -> None:
+    """Under advmath_impl = "reciprocal" the quotient is a Reciprocal of the denominator: the
+    bits are that composition's, Tanh's differ from the default's (1 - 2/(e + 1) rounds
+    otherwise than (e - 1)/(e + 1)), and Sigmoid writes nothing to the tmp."""
+    from conftest import custom_profile
+    n = 1000
+    x = _inputs(np_t, n)
+    profile = str(custom_profile(tmp_path, "advmath_impl", '"reciprocal"'))
+
+    def body(ub):
+        getattr(A, name)(t(ub, DST, dt), t(ub, SRC, dt), t(ub, TMP, uint8_t, 4096), n)
+    ub, run = run_ub(body, [(SRC, x)], pipe_bytes=USED, profile=profile)
+    got = ub[DST:DST + n * x.itemsize].view(np_t)
+    assert_same_bits(got, ref_reciprocal(name, x), f"{name}<{dt}> reciprocal")
+    names = {REGISTRY[r[rec.OP]].name for r in run.cores[0].records}
+    assert "Reciprocal" in names and "Div" not in names
+    if name == "Tanh" and dt is A.float:
+        assert not np.array_equal(got.view(np.uint32), ref(name, x).view(np.uint32))
+    if name == "Sigmoid":
+        assert (ub[TMP:TMP + 4096] == 0xFF).all()   # untouched (fresh UB reads 0xFF): no Duplicate

@@ -8,7 +8,8 @@ output stays within the CANN op-test tolerance of the torch reference
 SCE divides 1 by 1 + e**-x: under div_impl = reciprocal_mul that is 1 * fl(1/y), the IEEE
 quotient again, so div_impl does not change SCE. CrossEntropyLoss with three classes sums
 (a + b) + (c + 0) pairwise and ((a + b) + c) + 0 in order, the same bits: its 64-class case
-shows reduce_tree, its 3-class case the exp and ln of each class."""
+shows reduce_tree, its 3-class case the exp and ln of each class. No shipped op calls Sigmoid
+or Tanh, so advmath_impl leaves all four bit for bit as their models."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ pytest.importorskip("torch")
 F32 = np.float32
 ALTERNATIVES = {"exp_impl": "fp32_poly", "ln_impl": "fp32_poly", "sqrt_impl": "rsqrt_mul",
                 "reciprocal_impl": "estimate_newton", "div_impl": "reciprocal_mul",
-                "reduce_tree": "sequential"}
+                "reduce_tree": "sequential", "advmath_impl": "reciprocal"}
 _CE_OPTS = {"exp_impl", "ln_impl", "reduce_tree"}
 TOUCHES = {"LogitGrad": {"div_impl"}, "SCE": {"exp_impl", "div_impl"},
            "MSELoss": {"reduce_tree"}, "CrossEntropyLoss": _CE_OPTS, "CrossEntropyLoss64": _CE_OPTS}

@@ -14,12 +14,16 @@ the sub-instructions:
 - Tanh (half, float; tmp >= 256 B for float, 1024 B for half): in fp32 (half is Cast to fp32 in
   the tmp and back with CAST_RINT): Mins(8.8) -> Maxs(-8.8) -> Muls(2) -> Exp -> Adds(tmp, -1) ->
   Adds(1) -> Div(tmp / x).
+- The profile option `advmath_impl = "reciprocal"` ends both in a Reciprocal of the denominator
+  instead (Sigmoid: ... Adds(dst, 1) -> Reciprocal(dst); Tanh: ... Exp -> Adds(1) ->
+  Reciprocal -> Muls(-2) -> Adds(1), i.e. 1 - 2/(e^2x + 1)); the default "div" is the above.
 - Log (half, float; no tmp): Ln. Log2 / Log10: Ln, then Muls by 1/ln 2 or 1/ln 10 (the fp32
   constants); half goes through fp32 in the tmp (tmp >= max(4 * calCount, 256) B, chunked).
 
 Being compositions, they follow the profile's numerics options of their parts (`exp_impl`,
 `ln_impl`, `div_impl`; numerics.py). The library's own algorithms are not public; no option
-replaces a whole composition (e.g. by one correctly rounded sigmoid) yet.
+replaces a whole composition (e.g. by one correctly rounded sigmoid); `advmath_impl` chooses
+between the two quotient forms above.
 
 The library runs the chunks in Counter mode with isSetMask=false level-0 calls; ascsim issues
 the equivalent count-form calls (same lanes, same bits). Afterwards the core is in Normal mode
@@ -170,6 +174,7 @@ def _run(name: str, dst: LocalTensor, src: LocalTensor, rest: tuple, f) -> None:
             ew.Ln(dst, src, count, _f=f)
             ew.Muls(dst, dst, INV_LN2 if name == "Log2" else INV_LN10, count, _f=f)
         return
+    reciprocal = core.profile.advmath_impl == "reciprocal"
     # chunk size: elements of T the tmp holds (fp32 copies for half in Tanh/Log2/Log10)
     per_elem = {"Sigmoid": dt.size, "Tanh": 4 if dt is float else 8}.get(name, 4)
     chunk = size // per_elem // epb * epb
@@ -178,12 +183,15 @@ def _run(name: str, dst: LocalTensor, src: LocalTensor, rest: tuple, f) -> None:
         k = min(chunk, count - off)
         d, s = dst[off], src[off]
         if name == "Sigmoid":
-            t = LocalTensor(dt, core, start, k)
             ew.Muls(d, s, -1.0, k, _f=f)
             ew.Exp(d, d, k, _f=f)
             ew.Adds(d, d, 1.0, k, _f=f)
-            ew._duplicate(t, 1.0, k, _f=f)
-            ew.Div(d, t, d, k, _f=f)
+            if reciprocal:
+                ew.Reciprocal(d, d, k, _f=f)
+            else:
+                t = LocalTensor(dt, core, start, k)
+                ew._duplicate(t, 1.0, k, _f=f)
+                ew.Div(d, t, d, k, _f=f)
         elif name == "Tanh":
             if dt is float:
                 x, t = d, LocalTensor(float, core, start, k)
@@ -196,9 +204,15 @@ def _run(name: str, dst: LocalTensor, src: LocalTensor, rest: tuple, f) -> None:
             ew.Maxs(x, x, -TANH_CLIP, k, _f=f)
             ew.Muls(x, x, 2.0, k, _f=f)
             ew.Exp(x, x, k, _f=f)
-            ew.Adds(t, x, -1.0, k, _f=f)
-            ew.Adds(x, x, 1.0, k, _f=f)
-            ew.Div(x, t, x, k, _f=f)
+            if reciprocal:  # 1 - 2 / (e + 1)
+                ew.Adds(x, x, 1.0, k, _f=f)
+                ew.Reciprocal(x, x, k, _f=f)
+                ew.Muls(x, x, -2.0, k, _f=f)
+                ew.Adds(x, x, 1.0, k, _f=f)
+            else:  # (e - 1) / (e + 1)
+                ew.Adds(t, x, -1.0, k, _f=f)
+                ew.Adds(x, x, 1.0, k, _f=f)
+                ew.Div(x, t, x, k, _f=f)
             if dt is half:
                 _cast(d, x, RoundMode.CAST_RINT, k, _f=f)
         else:  # Log2 / Log10 on half: through fp32 in the tmp
