@@ -29,7 +29,9 @@ from ascsim.ascendc import (
     DataCopyExtParams,
     DataCopyPad,
     DataCopyPadExtParams,
+    Div,
     Duplicate,
+    Exp,
     GlobalTensor,
     HardEvent,
     Muls,
@@ -64,6 +66,14 @@ def _setup(gm: object) -> tuple:
 
 def _muls(t, s, m, h, g, q):
     Muls(t, s, f32(2.0), N)
+
+
+def _exp(t, s, m, h, g, q):
+    Exp(t, s, N)
+
+
+def _div(t, s, m, h, g, q):
+    Div(t, t, s, N)
 
 
 def _select(t, s, m, h, g, q):
@@ -116,7 +126,8 @@ def _nothing(t, s, m, h, g, q):
 
 
 CASES: dict[str, tuple[Callable, int]] = {  # name -> (body, calls per body)
-    "Muls": (_muls, 1), "Select": (_select, 1), "CompareScalar": (_compare, 1),
+    "Muls": (_muls, 1), "Exp": (_exp, 1), "Div": (_div, 1), "Select": (_select, 1),
+    "CompareScalar": (_compare, 1),
     "Cast": (_cast, 1), "Duplicate": (_duplicate, 1), "DataCopy in": (_copy_in, 1),
     "DataCopyPad in": (_pad_in, 1), "DataCopyPad out": (_pad_out, 1),
     "SetFlag+WaitFlag": (_flags, 2), "PipeBarrier": (_barrier, 1),
