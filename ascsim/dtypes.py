@@ -64,7 +64,7 @@ class DType:
     """One AscendC element type. Instances are singletons compared with `is`."""
 
     __slots__ = ("name", "size", "shift", "kind", "storage", "numpy", "code", "_bits_memo",
-                 "_int_memo", "__weakref__")
+                 "_int_memo", "_fmax", "__weakref__")
 
     def __init__(self, name: str, size: int, kind: str, storage: type, numpy_type: type,
                  code: int) -> None:
@@ -77,6 +77,8 @@ class DType:
         self.code = code          # small id used in instruction records
         self._bits_memo: dict = {}
         self._int_memo: dict = {}
+        # the largest finite value: only a finite value past it makes numpy warn on conversion
+        self._fmax = builtins.float(np.finfo(self.numpy).max) if kind == "f" else 0.0
 
     def __repr__(self) -> str:
         return self.name
@@ -120,7 +122,13 @@ class DType:
         a finite value past the type's range becomes +-Inf as IEEE conversion gives, e.g.
         Muls on half by 1e6 multiplies by +Inf; integers wrap modulo 2**bits like a C cast)."""
         if self.kind == "f":
-            with np.errstate(over="ignore"):
+            try:
+                in_range = not abs(value) > self._fmax  # NaN and +-Inf convert silently too
+            except TypeError:
+                in_range = False
+            if in_range:
+                return self.numpy.type(value)
+            with np.errstate(over="ignore"):  # np.errstate costs microseconds: only out here
                 return self.numpy.type(value)
         bits = self.size * 8
         v = builtins.int(value) & ((1 << bits) - 1)
