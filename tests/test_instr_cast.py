@@ -145,19 +145,9 @@ def ref_integral(x: np.ndarray, mode: RM, to_int: bool) -> np.ndarray:
 
 
 def ref_int_to_float(x: np.ndarray, mode: RM) -> np.ndarray:
-    out = np.empty(x.size, F32)
-    for k, v in enumerate(int(i) for i in x):
-        mag = abs(v)
-        f = np.float32(mag)
-        if int(f) == mag:
-            r = f
-        else:
-            down = f if int(f) < mag else np.nextafter(f, np.float32(0))
-            up = np.nextafter(down, np.float32(np.inf))
-            odd = bool(np.array(down).view(np.uint32) & 1)
-            r = up if pick(mag, float(down), float(up), odd, mode, v < 0) else down
-        out[k] = -r if v < 0 else r
-    return out.view(np.uint32)
+    """int -> float32 from the two float32 neighbours of the exact Python int (cast_a2_ref's
+    int64 reference serves int32 too)."""
+    return int64_to_float(x, F32, mode)
 
 
 A2_REFS = {(half, int8_t): float_to_int, (half, uint8_t): float_to_int,
