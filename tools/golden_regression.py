@@ -32,17 +32,15 @@ def check_case(tests_dir: str, op_name: str, case_id: str) -> tuple[str, str, st
     import numpy as np
     from golden.cases import OPERATORS
 
-    from ascsim.testing.golden import off_reference
-    from ascsim.testing.goldenstore import GoldenStore
+    from ascsim.testing.goldenstore import GoldenStore, exact_reports
     op = OPERATORS[op_name]
     case = op.case(case_id)
     inputs = op.make_inputs(case)
     out = op.run(case, inputs, 1)
     expected = np.asarray(op.model(case, inputs))
     store = GoldenStore.load(Path(tests_dir) / "golden" / f"{op_name}.json")
-    reports = [r for r in (store.check(case_id, out, expected.copy),
-                           off_reference(op_name, case_id, out, expected)) if r is not None]
-    return op_name, case_id, "\n".join(reports) or None
+    return op_name, case_id, "\n".join(exact_reports(store, op_name, case_id, out,
+                                                      expected)) or None
 
 
 def all_cases(ops: list[str] | None, keyword: str | None) -> list[tuple[str, str]]:

@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .bitcompare import bit_mismatch, dtype_name, format_mismatch
-from .goldenstore import GoldenStore, Reference
+from .bitcompare import bit_mismatch, format_mismatch
+from .goldenstore import GoldenStore, Reference, off_reference
 
 __all__ = ["GoldenSession", "GoldenWarning", "golden"]
 
@@ -113,19 +113,6 @@ class GoldenSession:
                 s.save()
                 written.append(s.path)
         return written
-
-
-def off_reference(store: str, case_id: str, output: np.ndarray,
-                   expected: np.ndarray) -> str | None:
-    """None when the exact reference equals the output bit for bit, else why not."""
-    output = np.asarray(output)
-    head = f"{store}.json, case {case_id!r}: the output differs from its exact reference model"
-    if expected.dtype != output.dtype or expected.shape != output.shape:
-        return (f"{head}: the model returned {dtype_name(expected.dtype)}"
-                f"{list(expected.shape)}, the output is {dtype_name(output.dtype)}"
-                f"{list(output.shape)}")
-    m = bit_mismatch(output, expected)
-    return None if m is None else f"{head}: {format_mismatch(m)}"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -33,7 +33,8 @@ from .bitcompare import (
     ulp_text,
 )
 
-__all__ = ["GoldenEntry", "GoldenStore", "FULL_DATA_BYTES", "SAMPLE_SIZE"]
+__all__ = ["GoldenEntry", "GoldenStore", "FULL_DATA_BYTES", "SAMPLE_SIZE", "off_reference",
+           "exact_reports"]
 
 FORMAT = 1
 FULL_DATA_BYTES = 1024
@@ -212,3 +213,25 @@ def _sample_diff(entry: GoldenEntry, actual: np.ndarray) -> str:
     ulp = int(ulp_distance(one, want)[0])
     return (f"{len(bad)} of {len(entry.sample)} sampled elements differ; first at index "
             f"{index}: got {describe(flat[i])}, expected {describe(want[0])}, {ulp_text(ulp)}")
+
+
+def off_reference(store: str, case_id: str, output: np.ndarray,
+                   expected: np.ndarray) -> str | None:
+    """None when the exact reference equals the output bit for bit, else why not."""
+    output = np.asarray(output)
+    head = f"{store}.json, case {case_id!r}: the output differs from its exact reference model"
+    if expected.dtype != output.dtype or expected.shape != output.shape:
+        return (f"{head}: the model returned {dtype_name(expected.dtype)}"
+                f"{list(expected.shape)}, the output is {dtype_name(output.dtype)}"
+                f"{list(output.shape)}")
+    m = bit_mismatch(output, expected)
+    return None if m is None else f"{head}: {format_mismatch(m)}"
+
+
+def exact_reports(store: GoldenStore, name: str, case_id: str, output: np.ndarray,
+                  expected: np.ndarray) -> list[str]:
+    """What is wrong with `output` of a case whose reference is a bit-exact model that gave
+    `expected`: its mismatch with the pinned entry (the model rebuilds a hash-only entry for
+    the report) and with the model; empty when both agree."""
+    return [r for r in (store.check(case_id, output, expected.copy),
+                        off_reference(name, case_id, output, expected)) if r is not None]
