@@ -59,7 +59,8 @@ def root_causes_first(findings: list[Finding]) -> list[Finding]:
     for f in ordered:
         cause = None if f.follows else _cause(f, roots)
         marked.append(dataclasses.replace(f, follows=_name(cause)) if cause else f)
-    # a root that turned out to be a follow-on cannot explain others: one pass settles it
+    # one pass: a finding names its direct cause, which may itself be a follow-on (a deadlock
+    # after an error, the flags that deadlock left set)
     return sorted(marked, key=sort_key)
 
 
