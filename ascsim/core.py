@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .profile import HardwareProfile
 
 __all__ = ["CoreState", "current_core", "bind_core", "PIPE_NAMES", "kernel_frame", "new_ubs",
+           "settle_memory",
            "dummy_byte", "first_element_dummy"]
 
 # Pipe numbers used in records. The AscendC `pipe_t` values are compiler-defined and not
@@ -44,7 +45,7 @@ class CoreState:
         "pad_reg",
         "deq_scale",
         "vmask", "acc_val", "maxmin_cnt",
-        "xcore", "kernel_type", "tiling_struct",
+        "xcore", "kernel_type", "tiling_struct", "batch",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -107,9 +108,18 @@ class CoreState:
         # why it is undefined or ""))
         self.acc_val: int | None = None
         self.maxmin_cnt: tuple[int, int, str] | None = None
+        # the fast mode's deferred work (batch.Batch), or None: every call runs its work eagerly
+        self.batch: Any = None
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"
+
+
+def settle_memory(core: CoreState | None) -> None:
+    """Before Python reads or writes UB or GM bytes itself: the deferred work added so far has
+    run (batch.py; nothing to do when the core runs its work eagerly)."""
+    if core is not None and core.batch is not None:
+        core.batch.sync()
 
 
 def new_ubs(profile: HardwareProfile, count: int) -> list[np.ndarray]:

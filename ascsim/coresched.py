@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .core import CoreState
+from .core import CoreState, settle_memory
 from .errors import DeadlockError
 from .faults import abort
 from .source import describe_position
@@ -194,6 +194,7 @@ class CoreScheduler:
         """A cross-core point of `core`: `arrive()` (its effect on the shared state), then
         wait for `ready()`, then `resume()`; all under the scheduler's lock."""
         c = core.block_idx
+        settle_memory(core)  # what the core wrote is in memory before others look at it
         with self.lock:
             if arrive is not None:
                 arrive()
@@ -220,6 +221,7 @@ class CoreScheduler:
         at a cross-core point or finished (see the module docstring)."""
         if self.slots == 1:
             return
+        settle_memory(core)
         c = core.block_idx
         mine = self.rank[c]
 

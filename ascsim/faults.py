@@ -83,7 +83,7 @@ class CoreChecker:
                      severity: str = ERROR, **where: Any) -> Finding:
         records = self.core.records
         if serial is not None and 0 <= serial < len(records) and \
-                records[serial][rec.CODE] is not None:
+                records[serial][rec.CODE]:
             row = records[serial]
             py, cpp = rec.position_of(row)
             where.setdefault("instruction", REGISTRY[row[rec.OP]].name)

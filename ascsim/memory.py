@@ -15,7 +15,15 @@ import numpy as np
 from numba import njit
 
 from . import records as rec
-from .core import MEM_UB, PIPE_S, CoreState, current_core, dummy_byte, kernel_frame
+from .core import (
+    MEM_UB,
+    PIPE_S,
+    CoreState,
+    current_core,
+    dummy_byte,
+    kernel_frame,
+    settle_memory,
+)
 from .dtypes import ALL_DTYPES, DType
 from .errors import OutOfRangeError, ParameterError
 from .faults import abort, fault
@@ -145,14 +153,17 @@ class GlobalTensor(metaclass=_Typed):
         start, end, inside = self._element(index, False)
         core = current_core()
         _record_scalar(core, GET_VALUE, self.dtype, self.buf.mem_id, start, end, 0)
+        settle_memory(core)
         if not inside:  # check mode: the missing bytes read as the dummy pattern
             return _decode(self.dtype, np.full(end - start, dummy_byte(core.profile), np.uint8))
         return _decode(self.dtype, self.buf.data[start:end])
 
     def SetValue(self, index: int, value: object) -> None:
         start, end, inside = self._element(index, True)
-        _record_scalar(current_core(), SET_VALUE, self.dtype, self.buf.mem_id, start, end,
+        core = current_core()
+        _record_scalar(core, SET_VALUE, self.dtype, self.buf.mem_id, start, end,
                        self.dtype.scalar_bits(value))
+        settle_memory(core)
         if inside:  # check mode: a write outside the buffer is dropped
             self.buf.data[start:end] = self.dtype.encode(value)
 
@@ -251,6 +262,7 @@ class LocalTensor(metaclass=_Typed):
     def GetValue(self, index: int) -> np.generic:
         start, end, inside = self._element(index, False)
         _record_scalar(self.core, GET_VALUE, self.dtype, MEM_UB, start, end, 0)
+        settle_memory(self.core)
         if not inside:  # check mode: outside the UB reads as the dummy pattern
             return _decode(self.dtype, np.full(end - start, dummy_byte(self.core.profile),
                                                np.uint8))
@@ -260,6 +272,7 @@ class LocalTensor(metaclass=_Typed):
         start, end, inside = self._element(index, True)
         _record_scalar(self.core, SET_VALUE, self.dtype, MEM_UB, start, end,
                        self.dtype.scalar_bits(value))
+        settle_memory(self.core)
         if inside:
             self.core.ub[start:end] = self.dtype.encode(value)
 
@@ -271,6 +284,7 @@ class LocalTensor(metaclass=_Typed):
 
     def numpy(self) -> np.ndarray:
         """A copy of the tensor's elements as a caller-facing numpy array (for debugging)."""
+        settle_memory(self.core)
         raw = self.core.ub[self.addr:self.addr + self.size * self.dtype.size].copy()
         return raw.view(self.dtype.numpy)
 

@@ -28,6 +28,7 @@ error. (The TPipe destructor's implicit Destroy at kernel end is not simulated.)
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from enum import IntEnum
@@ -38,6 +39,7 @@ from typing import Any
 from numba import njit
 
 from . import records as rec
+from .batch import kind_of
 from .core import (
     MEM_UB,
     PIPE_ALL,
@@ -72,7 +74,15 @@ from .registry import (
     Work,
     register,
 )
-from .sync import BARRIER, EVENT_PIPES, NUM_EVENT_IDS, HardEvent, record_set, record_wait
+from .sync import (
+    BARRIER,
+    EVENT_PIPES,
+    NUM_EVENT_IDS,
+    HardEvent,
+    defer_on_pipe,
+    record_set,
+    record_wait,
+)
 
 __all__ = ["TPipe", "TQue", "TQueBind", "TBuf", "QuePosition", "TPosition", "GetTPipePtr",
            "MAX_TENSOR_POSITION_ALLOC", "SOC_STATE_HOOKS"]
@@ -572,11 +582,12 @@ class TQueBind(metaclass=_QueMeta):
                                          core=self.core.block_idx if self.core else None), f)
         return -1
 
-    def _record(self, ins, index: int, code: CodeType, lasti: int) -> None:
+    def _record(self, ins, index: int, code: CodeType, lasti: int) -> tuple:
         b = self.buffers[index]
-        self.core.records.append(rec.access_row(ins.id, PIPE_S, code, lasti, 0, 0, b.id, 0,
-                                                rec.W if ins is ALLOC else rec.R, MEM_UB,
-                                                b.start, b.end))
+        row = rec.access_row(ins.id, PIPE_S, code, lasti, 0, 0, b.id, 0,
+                             rec.W if ins is ALLOC else rec.R, MEM_UB, b.start, b.end)
+        self.core.records.append(row)
+        return row
 
     def _alloc(self, dtype: DType) -> LocalTensor:
         f = sys._getframe(1)
@@ -599,7 +610,7 @@ class TQueBind(metaclass=_QueMeta):
                     "a hang on NPU)", core=core.block_idx), f)
         self.next = (i + 1) % len(self.buffers)
         code = f.f_code
-        self._record(ALLOC, i, code, f.f_lasti)
+        row = self._record(ALLOC, i, code, f.f_lasti)
         if self.fixed_ids is not None:  # depth 0: always the one reserved free id
             event, _, dst = self.giveback
             record_wait(core, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code, f.f_lasti, 1)
@@ -612,7 +623,9 @@ class TQueBind(metaclass=_QueMeta):
                 _release_id(core, event, event_id)
                 self.free_id[i] = -1
         b = self.buffers[i]
-        if core.stalled & (1 << self.fill_pipe):
+        if core.batch is not None:
+            defer_on_pipe(core, self.fill_pipe, _fill_header(core.dummy, len(row)), row)
+        elif core.stalled & (1 << self.fill_pipe):
             core.backlog[self.fill_pipe].append((_fill, (core, b.start, b.end)))
         else:
             _fill(core, b.start, b.end)
@@ -787,6 +800,13 @@ class TBuf(metaclass=_BufMeta):
 def _fill(core: CoreState, start: int, end: int) -> None:
     # AllocTensor contents are unspecified: make stale data obvious.
     core.ub[start:end] = core.dummy
+
+
+@functools.cache
+def _fill_header(dummy: int, row_len: int) -> int:
+    """The deferred form of `_fill` (batch.py): AllocTensor's row through its registry work
+    (`_bind_alloc`'s form and literals)."""
+    return kind_of(fill_buffer, (dummy, 0, 0), row_len)
 
 
 def _lowest_free(held: int) -> int:

@@ -1,14 +1,14 @@
 """The record schema: one row per executed AscendC call. This module owns the layout; every
 producer builds rows with its constructors and every consumer reads them through its names.
 
-A row is a flat tuple of Python ints but for one field, the source position's code object:
-`program_row(row)` (that field zeroed) is the argument the instruction's numba work takes
-(`work(a, b, c, ub, gm, row)`, see registry.Work), so a core's rows are a program a batched
-executor can run, and their columns (`Columns`) its encoded form. Fields:
+A row is a flat tuple of Python ints: it is the argument the instruction's numba work takes
+(`work(a, b, c, ub, gm, row)`, see registry.Work), so a core's rows are a program the batched
+executor (batch.py) runs, and their columns (`Columns`) its encoded form. Fields:
 
     OP       registry id of the instruction
     PIPE     the pipe that executes it (PIPE_ALL for PipeBarrier<PIPE_ALL>)
-    CODE     the code object of the kernel line that made the call (None inside ascsim)
+    CODE     the id of the code object of the kernel line that made the call (`code_of`;
+             0 inside ascsim): rows are all ints, so a batch of them is one int64 array
     LASTI    the bytecode offset of the call in that code object
     DTYPE    dtype code of the element type (0: none)
     COUNT    elements of the call (copies: elements moved; GetValue/SetValue: 1; else 0)
@@ -48,6 +48,7 @@ Records never hold element data.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
@@ -68,7 +69,7 @@ __all__ = [
     "copy_row", "pad_row", "sync_row", "access_row",
     "params_of", "accesses_of", "gm_memory", "shifted_program_row", "is_implicit",
     "copy_gm_starts", "copy_geometry", "repeat_geometry",
-    "position_of", "program_row", "signed64",
+    "position_of", "program_row", "signed64", "code_id", "code_of",
     "param_fields", "access_fields", "start_fields", "repeat_fields",
     "Access", "Record", "decode", "Columns",
 ]
@@ -79,18 +80,47 @@ R, W, STRIDED = 0, 1, 2        # access flags
 _ACCESS = 4                    # ints per access
 
 # ---- positions ---------------------------------------------------------------------------------
+# A row holds a small int for its kernel line's code object: rows stay all-int (a batch is one
+# int64 array, a record pickles) and an id below 256 is a shared int object, not a new one.
+
+_CODES: list[CodeType | None] = [None]          # code id -> code object (0: inside ascsim)
+_CODE_IDS: dict[CodeType | None, int] = {None: 0}
+_CODE_LOCK = threading.Lock()
+_ids_get = _CODE_IDS.get
+
+
+def code_id(code: CodeType | int | None) -> int:
+    """The id a row stores for `code` (an id is returned as it is)."""
+    found = _CODE_IDS.get(code)
+    if found is not None:
+        return found
+    if type(code) is int:
+        return code
+    with _CODE_LOCK:  # cores may run on threads
+        found = _CODE_IDS.get(code)
+        if found is None:
+            found = _CODE_IDS[code] = len(_CODES)
+            _CODES.append(code)
+        return found
+
+
+def code_of(rec: tuple) -> CodeType | None:
+    """The code object of a row's kernel line (None: inside ascsim)."""
+    return _CODES[rec[CODE]]
+
 
 def position_of(rec: tuple) -> tuple[str, str | None]:
     """("kernels_py/...:line", "kernels_cpp/...:line" | None) of a row's kernel call."""
     from .source import describe_position
-    code = rec[CODE]
+    code = code_of(rec)
     if code is None:
         return "<ascsim>", None
     return describe_position(code, rec[LASTI])
 
 
 def program_row(rec: tuple) -> tuple[int, ...]:
-    """The row as the all-int tuple a work function takes (the code object zeroed)."""
+    """The row as a work function takes it: rows are all-int already; CODE is zeroed so that
+    the same call from two lines gives one argument value."""
     return rec[:CODE] + (0,) + rec[CODE + 1:]
 
 
@@ -101,13 +131,14 @@ def signed64(value: int) -> int:
 
 
 # ---- constructors ------------------------------------------------------------------------------
-# Each takes the kernel line's code object (`frame.f_code`) and `f_lasti`. The fixed-shape ones
-# build the same rows as `row` does, without its tuple concatenations: they are the simulator's
-# hottest code.
+# Each takes the kernel line's code object (`frame.f_code`) and `f_lasti`, and stores the code's
+# id. The fixed-shape ones build the same rows as `row` does, without its tuple concatenations:
+# they are the simulator's hottest code.
 
 def row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int, repeats: int,
         mode: int, scalar: int, params: tuple[int, ...], accesses: tuple[int, ...]) -> tuple:
     """A row; `accesses` is the flat (flags, memory, start, end) sequence."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, len(params)) + \
         params + accesses
 
@@ -115,6 +146,7 @@ def row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int, 
 def vector_row1(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
                 repeats: int, mode: int, scalar: int, dst: int, dst_end: int) -> tuple:
     """The count form of a vector instruction with one UB operand (written)."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
             W, MEM_UB, dst, dst_end)
 
@@ -123,6 +155,7 @@ def vector_row2(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, coun
                 repeats: int, mode: int, scalar: int, dst: int, dst_end: int, src: int,
                 src_end: int) -> tuple:
     """The count form of a vector instruction with two UB operands, the first written."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
             W, MEM_UB, dst, dst_end, R, MEM_UB, src, src_end)
 
@@ -131,6 +164,7 @@ def vector_row2p(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, cou
                  repeats: int, mode: int, scalar: int, param: int, dst: int, dst_end: int,
                  src: int, src_end: int) -> tuple:
     """As vector_row2, with one param (Cast: the source dtype)."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 1, param,
             W, MEM_UB, dst, dst_end, R, MEM_UB, src, src_end)
 
@@ -139,6 +173,7 @@ def vector_row3(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, coun
                 repeats: int, mode: int, scalar: int, dst: int, dst_end: int, src0: int,
                 src0_end: int, src1: int, src1_end: int) -> tuple:
     """The count form of a vector instruction with three UB operands, the first written."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
             W, MEM_UB, dst, dst_end, R, MEM_UB, src0, src0_end, R, MEM_UB, src1, src1_end)
 
@@ -149,6 +184,7 @@ def select_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count
                src1: int | None = None, src1_end: int = 0) -> tuple:
     """Select: dst and the library temp area written, the mask and the source(s) read (no
     src1 access with a scalar src1)."""
+    code = _ids_get(code) or code_id(code)
     head = (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0, W, MEM_UB, dst,
             dst_end, W, MEM_UB, tmp, tmp_end, R, MEM_UB, mask, mask_end, R, MEM_UB, src0,
             src0_end)
@@ -160,6 +196,7 @@ def copy_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: 
              dst_mem: int, dst: int, dst_end: int, src_flags: int, src_mem: int, src: int,
              src_end: int) -> tuple:
     """A DataCopy, or a DataCopyPad UB->GM: three params, then the dst and src accesses."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, blocks, 0, 0, 3, block_len, src_pitch,
             dst_pitch, dst_flags, dst_mem, dst, dst_end, src_flags, src_mem, src, src_end)
 
@@ -169,6 +206,7 @@ def pad_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: i
             is_pad: int, pad_bits: int, dst_flags: int, dst_mem: int, dst: int, dst_end: int,
             src_flags: int, src_mem: int, src: int, src_end: int) -> tuple:
     """A DataCopyPad GM->UB: eight params, then the dst and src accesses."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, blocks, 0, 0, 8, block_len, src_pitch,
             dst_pitch, left, right, padded, is_pad, pad_bits, dst_flags, dst_mem, dst, dst_end,
             src_flags, src_mem, src, src_end)
@@ -176,12 +214,14 @@ def pad_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: i
 
 def sync_row(op: int, pipe: int, code: CodeType, lasti: int, flag: int, implicit: int) -> tuple:
     """SetFlag / WaitFlag (MODE is the flag index) and PipeBarrier (MODE is the pipe)."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, 0, 0, 0, flag, 0, 1, implicit)
 
 
 def access_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
                mode: int, scalar: int, flags: int, mem: int, start: int, end: int) -> tuple:
     """A call with one memory operand and no params: queue calls, GetValue/SetValue."""
+    code = _ids_get(code) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, 0, mode, scalar, 0, flags, mem, start, end)
 
 
@@ -351,7 +391,7 @@ def decode(rec: tuple, index: int = -1) -> Record:
         Access(bool(f & W), mem, start, end, bool(f & STRIDED), operands[k].role,
                operands[k].pattern)
         for k, (f, mem, start, end) in enumerate(accesses_of(rec)))
-    return Record(index, ins, rec[PIPE], rec[CODE], rec[LASTI],
+    return Record(index, ins, rec[PIPE], code_of(rec), rec[LASTI],
                   BY_CODE.get(rec[DTYPE]), rec[COUNT], rec[REPEATS], rec[MODE], rec[SCALAR],
                   params_of(rec), accesses)
 

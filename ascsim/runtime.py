@@ -13,13 +13,15 @@ it has findings, INFO when clean).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import gc
 import inspect
 import logging
+import os
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import progress, records
+from .batch import Batch, Executor
 from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
 from .coresched import CoreScheduler
 from .errors import ParameterError, SimulationError, UsageError
@@ -49,7 +52,7 @@ from .timing import profile_run
 if TYPE_CHECKING:
     from .timing import Timeline
 
-__all__ = ["launch", "Run"]
+__all__ = ["launch", "Run", "execution_mode"]
 
 _ASCSIM_DIR = __file__.rsplit("/", 1)[0]
 _KERNEL_LOG = logging.getLogger("ascsim.kernel")
@@ -150,6 +153,8 @@ def _run_core(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> N
     try:
         _run_kernel(kernel, args, core)
     finally:
+        if core.batch is not None:
+            core.batch.submit()  # the core's last rows (the launch waits for them)
         for obj in core.owned:  # the kernel has ended: its objects let go of the core
             obj._detach()
         core.owned.clear()
@@ -223,7 +228,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
            profile: str | HardwareProfile | None = None, sanitize: str = "off",
            threads: int = 1, core_order: str = "forward",
            outputs: Sequence[int] | None = None, atomic_order: str = "core",
-           workspace: int | None = None) -> Run:
+           workspace: int | None = None, execution: str | None = None) -> Run:
     """Run `kernel(*gm_args, tiling)` on `block_dim` simulated AI Vector cores.
 
     `gm_args` are numpy arrays (C-contiguous; outputs are written in place) or None for an
@@ -241,7 +246,11 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     `gm_args` of the kernel's outputs (the aclnn layer passes them); the sanitizer then reports
     reads of output bytes not yet written and output bytes no core writes. `workspace`: the
     index of the workspace argument (the aclnn layer passes it); the sanitizer then reports
-    reads of workspace bytes no write ordered before them has written. In check mode a run
+    reads of workspace bytes no write ordered before them has written. `execution`: with
+    sanitize="off", "deferred" (the default) runs the instructions' numba work in batches on a
+    worker thread (batch.py) and "eager" runs each call's work before the call returns; both
+    give the same outputs and records. None: what `execution_mode` set (default "deferred",
+    or the environment variable ASCSIM_EXECUTION). In check mode a run
     whose GM was written by atomics is re-run with the opposite atomic order, and output bytes
     that differ are reported (float atomics are order-sensitive).
     """
@@ -249,6 +258,10 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         raise ParameterError(f"core_order must be 'forward' or 'reverse', got {core_order!r}")
     if sanitize not in ("off", "check", "strict"):
         raise ParameterError(f"sanitize must be 'off', 'check' or 'strict', got {sanitize!r}")
+    if execution is None:
+        execution = _EXECUTION.get() or os.environ.get("ASCSIM_EXECUTION", "deferred")
+    if execution not in ("deferred", "eager"):
+        raise ParameterError(f"execution must be 'deferred' or 'eager', got {execution!r}")
     block_dim = int(block_dim)
     if block_dim < 1:
         raise ParameterError(f"block_dim must be at least 1, got {block_dim}")
@@ -280,6 +293,11 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         for core in cores:
             core.sanitizer = CoreChecker(core, session)
         snapshot = [None if b is None else b.data.copy() for b in gm]
+    executor = None
+    if sanitize == "off" and execution == "deferred":
+        executor = Executor(gm_table)
+        for core in cores:
+            core.batch = Batch(executor, core.ub)
     _trace.attach(cores)
     sequence = _order(block_dim, core_order, atomic_order)
     order = [cores[i] for i in sequence]
@@ -298,6 +316,8 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             attach(cores, scheduler)
             scheduler.run()
     finally:
+        if executor is not None:
+            _close(executor, cores)
         if gc_was_enabled:
             # What the run made lives as long as the run (records, tensors): hand it to the
             # oldest generation directly, or re-enabling the collector would first scan it all
@@ -314,6 +334,31 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
                         threads, sequence)
         _sanitize(run, session, rerun)
     return run
+
+
+_EXECUTION: contextvars.ContextVar[str | None] = contextvars.ContextVar("execution",
+                                                                      default=None)
+
+
+@contextlib.contextmanager
+def execution_mode(mode: str) -> Iterator[None]:
+    """Launches inside the block (on this thread) run with `execution=mode` unless they say
+    otherwise: "deferred" or "eager" (see `launch`)."""
+    token = _EXECUTION.set(mode)
+    try:
+        yield
+    finally:
+        _EXECUTION.reset(token)
+
+
+def _close(executor: Executor, cores: list[CoreState]) -> None:
+    """The launch's deferred work has all run: then the cores run eagerly (a finished run's
+    objects may still be used from Python)."""
+    try:
+        executor.close()
+    finally:
+        for core in cores:
+            core.batch = None
 
 
 def _atomic_rerun(kernel: Callable[..., Any], block_dim: int, snapshot: list[Any],

@@ -16,6 +16,7 @@ from enum import IntEnum
 from types import CodeType
 
 from . import records as rec
+from .batch import kind_of
 from .core import (
     PIPE_ALL,
     PIPE_MTE2,
@@ -35,17 +36,18 @@ from .registry import (
     CostKind,
     CppDecl,
     Dataflow,
+    Instruction,
     Operand,
     PipeRule,
     Signature,
     register,
 )
-from .source import describe_position
 
 __all__ = ["HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t",
            "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
            "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5",
            "EVENT_ID6", "EVENT_ID7", "set_flag", "wait_flag", "finish_core", "flag_name",
+           "run_on_pipe", "defer_on_pipe", "defer_row",
            "EVENT_PIPES"]
 
 
@@ -236,7 +238,7 @@ def _line(core: CoreState, serial: int | None) -> str:
     if serial is None:
         return "?"
     row = core.records[serial]
-    return describe_position(row[rec.CODE], row[rec.LASTI])[0]
+    return rec.position_of(row)[0]
 
 
 def stall_chain(core: CoreState, pipe: int, flag: int) -> tuple[list[str], int, int]:
@@ -286,14 +288,37 @@ def _drain(core: CoreState, pipe: int) -> None:
     backlog = core.backlog[pipe]
     while backlog and not core.stalled & (1 << pipe):
         fn, args = backlog.pop(0)
+        if core.batch is not None and fn != core.batch.add:
+            core.batch.sync()  # eager work after deferred work (batch.py)
         fn(*args)
 
 
 def run_on_pipe(core: CoreState, pipe: int, fn, args: tuple) -> None:
+    """Run `fn(*args)`, the work of a call on `pipe`, now or, while the pipe is stalled, when
+    its flag is set. In the fast mode's deferred execution the deferred work added so far runs
+    first (batch.py): `fn` may read what it wrote."""
     if core.stalled & (1 << pipe):
         core.backlog[pipe].append((fn, args))
     else:
+        if core.batch is not None:
+            core.batch.sync()
         fn(*args)
+
+
+def defer_on_pipe(core: CoreState, pipe: int, header: int, row: tuple) -> None:
+    """The deferred form of running `row`'s work on `pipe` (core.batch is set): added to the
+    core's batch now, or when the pipe's flag is set."""
+    if core.stalled & (1 << pipe):
+        core.backlog[pipe].append((core.batch.add, (header, row)))
+    else:
+        core.batch.add(header, row)
+
+
+def defer_row(core: CoreState, pipe: int, ins: Instruction, row: tuple, gm: int = 0) -> None:
+    """`defer_on_pipe` for a row whose kind its registry entry's `Work.bind` gives; `gm`: the
+    memory id of the GM buffer the row touches (0: none)."""
+    form, literals = ins.work.bind(row, core.profile)
+    defer_on_pipe(core, pipe, kind_of(ins.work.kernels[form], literals, len(row)) | gm, row)
 
 
 def set_flag(core: CoreState, event: int, event_id: int, code: CodeType, lasti: int,

@@ -58,6 +58,33 @@ def run_ub(body: Callable[..., None], init: Iterable[tuple[int, np.ndarray]] = (
     return run.cores[0].ub.copy(), run
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--both-ways", action="store_true",
+                     help="run every fast-mode launch eagerly and deferred and compare them "
+                          "(ascsim/testing/bothways.py)")
+
+
+@pytest.fixture(autouse=True)
+def _both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --both-ways, every launch a test makes (directly, through an aclnn API or an op's
+    direct entry) is checked against its eager twin."""
+    if not request.config.getoption("--both-ways"):
+        return
+    import ascsim.aclnn
+    import ascsim.runtime
+    import kernels_py.mse_loss_v2.direct
+    import kernels_py.sigmoid_cross_entropy_with_logits_grad_v2.direct
+    from ascsim.testing.bothways import launch_both_ways
+    original = ascsim.runtime.launch
+
+    def both(kernel: object, block_dim: int, *gm: object, **kwargs: object) -> ascsim.Run:
+        return launch_both_ways(original, kernel, block_dim, *gm, **kwargs)
+
+    for module in (ascsim, ascsim.runtime, ascsim.aclnn, kernels_py.mse_loss_v2.direct,
+                   kernels_py.sigmoid_cross_entropy_with_logits_grad_v2.direct):
+        monkeypatch.setattr(module, "launch", both)
+
+
 def custom_profile(directory: Path, key: str, toml_value: str) -> Path:
     """A copy of the default profile file with `key = { value = <toml_value>, ... }` changed."""
     text = (PROFILE_DIR / f"{DEFAULT_PROFILE}.toml").read_text()

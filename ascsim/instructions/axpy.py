@@ -293,7 +293,7 @@ def _axpy_call(dst: LocalTensor, src: LocalTensor, scalarValue: object, *rest, _
             "Axpy: expected (dst, src, scalar, count) or (dst, src, scalar, mask, repeatTime, "
             "UnaryRepeatParams)"), f, instruction=name)
     form, lits = _AXPY.work.bind(row, core.profile)
-    _run_row(core, _AXPY.work.entry(form, lits, len(row)), lits, row)
+    _run_row(core, _AXPY.work, form, lits, row)
 
 
 def _axpy_front(*args) -> None:

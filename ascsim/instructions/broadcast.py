@@ -151,7 +151,7 @@ def _brcb(dst: LocalTensor, src: LocalTensor, repeatTime: int, repeatParams: Brc
         no_overlap(core, f, "Brcb", dst.addr, dst.addr + d_extent, src.addr,
                    src.addr + s_extent)
     form, lits = _BRCB.work.bind(row, core.profile)
-    _run_row(core, _BRCB.work.entry(form, lits, len(row)), lits, row)
+    _run_row(core, _BRCB.work, form, lits, row)
 
 
 _brcb.__name__ = _brcb.__qualname__ = "Brcb"

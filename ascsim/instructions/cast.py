@@ -43,6 +43,7 @@ from numba.extending import overload
 
 from .. import convert
 from .. import records as rec
+from ..batch import kind_of
 from ..convert import f16_bits_to_f32, f32_to_f16_rne
 from ..core import MEM_UB, PIPE_S, PIPE_V, current_core
 from ..dtypes import (
@@ -83,7 +84,7 @@ from ..registry import (
     Work,
     register,
 )
-from ..sync import run_on_pipe
+from ..sync import defer_on_pipe, defer_row, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import (
     MAX_REPEAT_TIMES,
@@ -408,6 +409,13 @@ _CAST = register(
                  "const UnaryRepeatParams &repeatParams);")),
     doc="type conversion with a RoundMode")
 _entries: dict[tuple[int, int, int], object] = {}
+# the deferred count form (batch.py): (source code, destination code, flags) -> batch header
+_headers: dict[tuple[int, int, int], int] = {}
+
+
+def _header(key: tuple[int, int, int], row_len: int) -> int:
+    h = _headers[key] = kind_of(cast_count, key, row_len)
+    return h
 
 
 def _deq_bits(core: object, src: DType, dst: DType, f) -> int | None:
@@ -482,9 +490,16 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
                       256 * ddt.size // wide, d + dn, s, 256 * sdt.size // wide,
                       256 * sdt.size // wide, s + sn)
     flags = _flags(core.profile)
+    key = (sdt.code, ddt.code, flags)
+    if core.batch is not None:  # deferred (batch.py): the count work with `_bind`'s literals
+        h = _headers.get(key) or _header(key, len(row))
+        if core.stalled:
+            defer_on_pipe(core, PIPE_V, h, row)
+        else:
+            core.batch.add(h, row)
+        return
     args = (sdt.code, ddt.code, flags, core.views[ddt.code], d >> ddt.shift,
             core.views[sdt.code], s >> sdt.shift, count, int(roundMode), deq)
-    key = (sdt.code, ddt.code, flags)
     ep = _entries.get(key)
     if ep is None:
         ep = _entries[key] = compile_loop(cast_loop, args, 3)
@@ -583,6 +598,8 @@ def _cast_level0(dst: LocalTensor, src: LocalTensor, roundMode: object, rest: tu
                  for i, (_, t, _) in enumerate(operands)]
         check_overlap(core, f, "Cast", repeat, d, rep[0] * 32, width[0], d + ext[0], s,
                       rep[1] * 32, width[1], s + ext[1])
+    if core.batch is not None:
+        return defer_row(core, PIPE_V, _CAST, row)
     form, lits = _CAST.work.bind(row, core.profile)
     ep = _CAST.work.entry(form, lits, len(row))
     run_on_pipe(core, PIPE_V, ep, (*lits, core.ub, NO_GM, rec.program_row(row)))

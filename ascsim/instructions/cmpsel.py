@@ -39,6 +39,7 @@ from numba import literally, njit, types
 from numba.extending import overload
 
 from .. import records as rec
+from ..batch import kind_of
 from ..core import MEM_UB, PIPE_V
 from ..dtypes import DType, float, half, int32_t, uint8_t
 from ..errors import ParameterError
@@ -67,7 +68,7 @@ from ..registry import (
     Work,
     register,
 )
-from ..sync import run_on_pipe
+from ..sync import defer_on_pipe, defer_row, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import (
     MAX_REPEAT_TIMES,
@@ -519,15 +520,17 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
     nb, m = n * dt.size, int(mode)
     if use_scalar:
         b, bits = a, dt.scalar_bits(other)
-        core.records.append(rec.vector_row2(ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                                            nb // REPEAT_BYTES, m, bits, d, d + mb, a, a + nb))
+        row = rec.vector_row2(ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                              nb // REPEAT_BYTES, m, bits, d, d + mb, a, a + nb)
     else:
         b, bits = other.addr, 0
-        core.records.append(rec.vector_row3(ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                                            nb // REPEAT_BYTES, m, 0, d, d + mb, a, a + nb, b,
-                                            b + nb))
+        row = rec.vector_row3(ins.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                              nb // REPEAT_BYTES, m, 0, d, d + mb, a, a + nb, b, b + nb)
+    core.records.append(row)
     if not n:
         return
+    if core.batch is not None:
+        return _defer_count(core, ins, row)
     args = (m, dt.code, int(use_scalar), core.ub, core.views[dt.code], d, a >> dt.shift,
             b >> dt.shift, bits, count)
     run_on_pipe(core, PIPE_V, _entry(compare_loop, args), args)
@@ -613,6 +616,8 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
                              (nb + 255) >> 8, int(mode), 0, d, d + nb, tmp, tmp + tmp_bytes, m,
                              m + mask_bytes, a, a + nb, b, b + nb)
     core.records.append(row)
+    if core.batch is not None:
+        return _defer_count(core, _SELECT, row)
     if core.sanitizer is not None:
         # sources partially overlapping dst are read as snapshots, as by the other vector
         # instructions; the sanitizer reports them
@@ -634,7 +639,24 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
 
 # ---- the level-0 form -------------------------------------------------------------------------
 
+def _defer_count(core, ins, row: tuple) -> None:
+    """The deferred count form of Compare/CompareScalar/Select (batch.py). Their `Work.bind`
+    reads only NPARAM (0 here), MODE and DTYPE: the header is cached on those and the row
+    length."""
+    key = (ins.id, row[rec.MODE], row[rec.DTYPE], len(row))
+    h = _headers.get(key)
+    if h is None:
+        form, lits = ins.work.bind(row, core.profile)
+        h = _headers[key] = kind_of(ins.work.kernels[form], lits, len(row))
+    defer_on_pipe(core, PIPE_V, h, row)
+
+
+_headers: dict[tuple[int, int, int, int], int] = {}
+
+
 def _run_row(core, ins, row: tuple) -> None:
+    if core.batch is not None:
+        return defer_row(core, PIPE_V, ins, row)
     form, lits = ins.work.bind(row, core.profile)
     ep = ins.work.entry(form, lits, len(row))
     run_on_pipe(core, PIPE_V, ep, (*lits, core.ub, NO_GM, rec.program_row(row)))

@@ -46,7 +46,17 @@ from collections import deque
 from typing import Any
 
 from .. import records as rec
-from ..core import MEM_UB, PIPE_ALL, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, CoreState, current_core
+from ..core import (
+    MEM_UB,
+    PIPE_ALL,
+    PIPE_MTE2,
+    PIPE_MTE3,
+    PIPE_S,
+    PIPE_V,
+    CoreState,
+    current_core,
+    settle_memory,
+)
 from ..coresched import CoreScheduler
 from ..dtypes import ALL_DTYPES, DType, bfloat16_t, half, int8_t, int16_t, int32_t, uint8_t
 from ..dtypes import float as f32
@@ -227,6 +237,7 @@ def _marker(core: CoreState, ins, f: Any, params: tuple[int, ...]) -> int:
 def _internal_copy(core: CoreState, f: Any, pipe: int, buf: GmBuffer, gm_off: int, ub_off: int,
                    nbytes: int) -> None:
     """A library-internal DataCopy of whole 32-byte blocks, recorded at the kernel's line."""
+    settle_memory(core)
     if pipe == PIPE_MTE2:
         row = rec.copy_row(COPY.id, PIPE_MTE2, f.f_code, f.f_lasti, int32_t.code, nbytes // 4, 1,
                            nbytes, nbytes, nbytes, rec.W, MEM_UB, ub_off, ub_off + nbytes, 0,

@@ -36,6 +36,7 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
+from ..batch import kind_of
 from ..convert import (
     CAST_RINT,
     bf16_bits_to_f32,
@@ -84,7 +85,7 @@ from ..registry import (
     register,
 )
 from ..replay import run_clipped
-from ..sync import run_on_pipe
+from ..sync import defer_on_pipe, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import BLOCK_BYTES, as_count, core_of
 
@@ -473,8 +474,11 @@ def _direction(name: str, dst: object, src: object, f) -> int:
 def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clipped: bool, ep,
              args: tuple) -> None:
     """Append a copy's row and run it on `pipe`: the compiled loop `ep` on `args`, or the row
-    work through `run_clipped` when some of its bytes lie outside their memory."""
+    work through `run_clipped` when some of its bytes lie outside their memory; in the fast
+    mode, deferred (batch.py)."""
     core.records.append(row)
+    if core.batch is not None and not clipped:
+        return _defer(core, ins, pipe, row)
     if clipped:
         form, literals = ins.work.bind(row, core.profile)
         work = ins.work.entry(form, literals, len(row))
@@ -483,6 +487,24 @@ def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clippe
         run_on_pipe(core, pipe, ep, args)
     else:
         ep(*args)
+
+
+# the deferred copies' headers. The copies' `Work.bind` reads only PIPE, MODE and the profile's
+# dummy fill (core.dummy, core.first_element_dummy): the kind is cached on those and the row
+# length
+_headers: dict[tuple, int] = {}
+
+
+def _defer(core: CoreState, ins, pipe: int, row: tuple) -> None:
+    """A copy row into the core's batch, with the GM buffer it touches (a copy row has two
+    accesses, dst then src; the UB's memory id is 0, so their sum is the GM buffer's id)."""
+    key = (ins.id, pipe, row[MODE], len(row), core.dummy, core.first_element_dummy)
+    h = _headers.get(key)
+    if h is None:
+        form, lits = ins.work.bind(row, core.profile)
+        h = _headers[key] = kind_of(ins.work.kernels[form], lits, len(row))
+    k = rec.HEADER + row[rec.NPARAM]
+    defer_on_pipe(core, pipe, h | row[k + 1] + row[k + 5], row)
 
 
 _COPY_EP: list = []                 # the compiled copy_blocks (one signature serves all)
@@ -525,6 +547,8 @@ def _atomic_store(core: CoreState, ins, gm: np.ndarray, row: tuple, clipped: boo
         run_on_pipe(core, PIPE_MTE3, run_clipped, (work, (0, 0, 0), core.ub, gm, row,
                                                    core.dummy))
         return
+    if core.batch is not None:  # batches run in capture order: the atomic order is kept
+        return _defer(core, ins, PIPE_MTE3, row)
     aargs = (op, dt.code) + args
     if not _ATOMIC_EP:
         _ATOMIC_EP.append(compile_loop(atomic_blocks, aargs, 0))

@@ -35,6 +35,7 @@ from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 from .. import records as rec
+from ..batch import kind_of
 from ..core import MEM_UB, PIPE_V
 from ..dtypes import DType, bfloat16_t, float, half, int16_t, int32_t, uint16_t, uint32_t
 from ..errors import ParameterError
@@ -64,7 +65,7 @@ from ..registry import (
     Work,
     register,
 )
-from ..sync import run_on_pipe
+from ..sync import defer_on_pipe, defer_row, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from . import numerics
 from .common import (
@@ -629,10 +630,15 @@ def _dtype_error(name: str, allowed: frozenset[DType], *tensors: LocalTensor) ->
                           f"got ({got})")
 
 
-def _run_row(core, ep, literals: tuple[int, int, int], row: tuple) -> None:
-    """Execute a recorded vector call through its row work: now, or after the vector pipe's
-    stall (the repeat forms, whose rarity does not pay for an unpacked loop)."""
-    run_on_pipe(core, PIPE_V, ep, (*literals, core.ub, NO_GM, rec.program_row(row)))
+def _run_row(core, work: Work, form: str, literals: tuple[int, int, int], row: tuple) -> None:
+    """Execute a recorded vector call through its row work (`form` with `literals`): now, or
+    after the vector pipe's stall; deferred in the fast mode (batch.py). The repeat forms go
+    this way: their rarity does not pay for an unpacked loop."""
+    if core.batch is not None:
+        defer_on_pipe(core, PIPE_V, kind_of(work.kernels[form], literals, len(row)), row)
+    else:
+        run_on_pipe(core, PIPE_V, work.entry(form, literals, len(row)),
+                    (*literals, core.ub, NO_GM, rec.program_row(row)))
 
 
 _LOOPS = {"unary": unary_loop, "scalar": scalar_loop, "binary": binary_loop}
@@ -673,6 +679,15 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
         ep = entries[args[0] << 8 | dt.code] = compile_loop(loop, args, 2)
         return ep
 
+    # the deferred count form (batch.py): op literal << 8 | dtype code -> the batch header of
+    # the count work with the literals `_bind` gives
+    headers: dict[int, int] = {}
+    count_work = work.kernels["count"]
+
+    def header(op: int, dt: DType, row: tuple) -> int:
+        h = headers[op << 8 | dt.code] = kind_of(count_work, (op, dt.code, 0), len(row))
+        return h
+
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
     # the record is one flat tuple, and the compiled loop is called directly.
     if form == "binary":
@@ -698,9 +713,9 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
             core = dst.core
             if core.vmask is not None:
                 core.vmask = None  # the count form ends in Normal mode with a full mask
-            core.records.append(vector_row3(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count,
-                                            (nb + 255) >> 8, 0, 0, d, d + nb, a, a + nb, b,
-                                            b + nb))
+            row = vector_row3(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count, (nb + 255) >> 8,
+                              0, 0, d, d + nb, a, a + nb, b, b + nb)
+            core.records.append(row)
             if count:
                 if core.sanitizer is not None:
                     if a != d and a < d + nb and d < a + nb:
@@ -715,6 +730,13 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
+                if core.batch is not None:
+                    h = headers.get(op << 8 | dt.code) or header(op, dt, row)
+                    if core.stalled:
+                        defer_on_pipe(core, pipe_v, h, row)
+                    else:
+                        core.batch.add(h, row)
+                    return
                 args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
                 ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
@@ -747,8 +769,9 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
             if core.vmask is not None:
                 core.vmask = None  # the count form ends in Normal mode with a full mask
             bits = dt.scalar_bits(rest[0]) if has_scalar else 0
-            core.records.append(vector_row2(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count,
-                                            (nb + 255) >> 8, 0, bits, d, d + nb, s, s + nb))
+            row = vector_row2(iid, pipe_v, f.f_code, f.f_lasti, dt.code, count, (nb + 255) >> 8,
+                              0, bits, d, d + nb, s, s + nb)
+            core.records.append(row)
             if count:
                 if core.sanitizer is not None and s != d and s < d + nb and d < s + nb:
                     check_overlap(core, f, name, (nb + 255) >> 8, d, 256, 256, d + nb, s,
@@ -759,6 +782,13 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
+                if core.batch is not None:
+                    h = headers.get(op << 8 | dt.code) or header(op, dt, row)
+                    if core.stalled:
+                        defer_on_pipe(core, pipe_v, h, row)
+                    else:
+                        core.batch.add(h, row)
+                    return
                 if has_scalar:
                     args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
@@ -832,7 +862,7 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
         if core.sanitizer is not None:
             _check_strided_overlap(core, f, name, repeat, dt.size, operands, blk, rep, lo, hi)
         form, lits = work.bind(row, core.profile)
-        _run_row(core, work.entry(form, lits, len(row)), lits, row)
+        _run_row(core, work, form, lits, row)
 
     n_lead = n_src + has_scalar
 
@@ -962,9 +992,12 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
         core = dst.core
         core.vmask = None  # the count form ends in Normal mode with a full mask
         bits = dt.scalar_bits(scalarValue)
-        core.records.append(rec.vector_row1(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
-                                            (nb + 255) >> 8, 0, bits, dst.addr, dst.addr + nb))
-        if count:
+        row = rec.vector_row1(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
+                              (nb + 255) >> 8, 0, bits, dst.addr, dst.addr + nb)
+        core.records.append(row)
+        if count and core.batch is not None:
+            defer_row(core, PIPE_V, _DUP, row)
+        elif count:
             args = (dt.code, core.uviews[dt.code], dst.addr >> dt.shift, count, bits)
             ep = _FILL.get(dt.code)
             if ep is None:
@@ -1005,7 +1038,7 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
     core.records.append(row)
     if repeat:
         form, lits = _DUP.work.bind(row, core.profile)
-        _run_row(core, _DUP.work.entry(form, lits, len(row)), lits, row)
+        _run_row(core, _DUP.work, form, lits, row)
 
 
 _duplicate.__name__ = _duplicate.__qualname__ = "Duplicate"

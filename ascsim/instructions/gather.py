@@ -41,7 +41,7 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
-from ..core import MEM_UB, PIPE_V
+from ..core import MEM_UB, PIPE_V, settle_memory
 from ..dtypes import (
     DType,
     bfloat16_t,
@@ -164,6 +164,7 @@ def _check_offsets(core, f, src: LocalTensor, off: LocalTensor, base: int, idx: 
     False when the call must not run (raised or reported)."""
     if core.stalled & (1 << PIPE_V) or idx.size == 0:
         return True  # not final yet: the work skips anything outside the UB
+    settle_memory(core)
     o = core.ub[off.addr:off.addr + 4 * (int(idx.max()) + 1)].view(np.uint32)[idx]
     byte = o.astype(np.int64) + base
     bad_align = byte % size != 0
@@ -291,7 +292,7 @@ def _gather(dst: LocalTensor, src: LocalTensor, srcOffset: LocalTensor, srcBaseA
         for role, k in (("src", 1), ("srcOffset", 2)):
             no_overlap(core, f, name, acc[0][2], acc[0][3], acc[k][2], acc[k][3], role)
     form, lits = _GATHER.work.bind(row, core.profile)
-    _run_row(core, _GATHER.work.entry(form, lits, len(row)), lits, row)
+    _run_row(core, _GATHER.work, form, lits, row)
 
 
 # ---- GatherMask ------------------------------------------------------------------------------
@@ -443,6 +444,7 @@ def _gather_mask(dst: LocalTensor, src0: LocalTensor, src1Pattern: object, reduc
         count = repeat * int(np.count_nonzero(lanes % period == lane))
     else:
         count = 0
+        settle_memory(core)
         for r in range(repeat):
             a = pat_addr + r * prep * 32
             raw = np.unpackbits(core.ub[a:a + (nl + 7) // 8], bitorder="little")[:nl]
@@ -474,7 +476,7 @@ def _gather_mask(dst: LocalTensor, src0: LocalTensor, src1Pattern: object, reduc
             no_overlap(core, f, name, dst.addr, dst.addr + count * size, pat_addr,
                        pat_addr + pat_extent, "src1Pattern")
     form, lits = _GMASK.work.bind(row, core.profile)
-    _run_row(core, _GMASK.work.entry(form, lits, len(row)), lits, row)
+    _run_row(core, _GMASK.work, form, lits, row)
     return count
 
 

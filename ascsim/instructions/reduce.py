@@ -70,7 +70,7 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
-from ..core import MEM_UB, PIPE_MTE3, PIPE_S, PIPE_V, CoreState, _tls, current_core
+from ..core import MEM_UB, PIPE_MTE3, PIPE_S, PIPE_V, CoreState, _tls, current_core, settle_memory
 from ..dtypes import DType, half
 from ..dtypes import float as f32
 from ..errors import AlignmentError, OutOfRangeError, ParameterError, SyncError
@@ -741,6 +741,7 @@ def _set_maxmin(core, dt: DType, op: int, row: tuple, counted: int, sblk: int,
     ep = _EXTREME.get(key)
     if ep is None:  # one compiled specialisation per (dtype, op, row length)
         ep = _EXTREME[key] = compile_loop(whole_extreme, (dt.code, op, core.ub, prow), 2)
+    settle_memory(core)
     bits, r, lane = ep(dt.code, op, core.ub, prow)
     why = ""
     if counted >= 0:
@@ -967,6 +968,7 @@ def _level2(ins, kind: str, dst, src, tmp, args, f, is_set_mask: bool) -> None:
     if core.stalled & (1 << PIPE_V):
         return
     d = dst.addr >> dt.shift
+    settle_memory(core)
     bits = int(core.uviews[dt.code][d])
     if kind == "sum":
         if form == 0:

@@ -174,7 +174,7 @@ def _copy(dst: LocalTensor, src: LocalTensor, *rest, _f=None, is_set_mask: bool 
     if core.sanitizer is not None:
         _check_strided_overlap(core, f, "Copy", repeat, dt.size, operands, blk, rep, lo, hi)
     form, lits = _COPY.work.bind(row, core.profile)
-    _run_row(core, _COPY.work.entry(form, lits, len(row)), lits, row)
+    _run_row(core, _COPY.work, form, lits, row)
 
 
 
