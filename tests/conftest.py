@@ -64,12 +64,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           "(ascsim/testing/bothways.py)")
 
 
-@pytest.fixture(autouse=True)
-def _both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With --both-ways, every launch a test makes (directly, through an aclnn API or an op's
-    direct entry) is checked against its eager twin."""
-    if not request.config.getoption("--both-ways"):
-        return
+def patch_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Route every launch (direct, through an aclnn API or an op's direct entry) through
+    `launch_both_ways`: each fast-mode launch is checked against its eager twin."""
     import ascsim.aclnn
     import ascsim.runtime
     import kernels_py.mse_loss_v2.direct
@@ -83,6 +80,19 @@ def _both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     for module in (ascsim, ascsim.runtime, ascsim.aclnn, kernels_py.mse_loss_v2.direct,
                    kernels_py.sigmoid_cross_entropy_with_logits_grad_v2.direct):
         monkeypatch.setattr(module, "launch", both)
+
+
+@pytest.fixture(autouse=True)
+def _both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --both-ways, every launch a test makes is checked against its eager twin."""
+    if request.config.getoption("--both-ways"):
+        patch_both_ways(monkeypatch)
+
+
+@pytest.fixture
+def both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every launch of the test is checked against its eager twin."""
+    patch_both_ways(monkeypatch)
 
 
 def custom_profile(directory: Path, key: str, toml_value: str) -> Path:

@@ -1,0 +1,288 @@
+"""Deferred execution (ascsim/batch.py) against eager execution.
+
+Every shipped operator (each dtype, reduction and option that changes its instruction sequence)
+and every kernel of the sanitizer corpus (tests/bugs: the planted bugs in the fast mode, where
+they raise, and their fixed twins) run both ways through `launch_both_ways`, which compares GM
+bytes, each core's records, the kernel log and the error. `pytest --both-ways` does the same for
+every launch of every test (.ci/run runs it on the instruction tests, see test_every_
+instruction_test_kernel_both_ways). The rest pins the mechanisms: flushes before Python reads
+memory, stalled pipes, threads, errors, the kind table, and that the comparison can fail.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascsim
+import ascsim.batch as batch
+import tests.bugs as bugs
+from ascsim import records as rec
+from ascsim.ascendc import (
+    EVENT_ID0,
+    Adds,
+    DataCopy,
+    GlobalTensor,
+    HardEvent,
+    Muls,
+    QuePosition,
+    SetFlag,
+    TBuf,
+    TPipe,
+    WaitFlag,
+)
+from ascsim.ascendc import float as f32
+from ascsim.errors import SimulationError
+from ascsim.runtime import execution_mode
+from ascsim.testing.bothways import BothWaysMismatch, launch_both_ways
+from kernels_py.cross_entropy_loss import cross_entropy_loss
+from kernels_py.logit_grad import logit_grad
+from kernels_py.mse_loss_v2 import mse_loss
+from kernels_py.sigmoid_cross_entropy_with_logits_grad_v2 import (
+    binary_cross_entropy_with_logits_backward,
+    run_kernel,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+BF16 = ml_dtypes.bfloat16
+RNG = np.random.default_rng(7)
+
+
+def _uniform(shape, lo, hi, dtype):
+    return RNG.uniform(lo, hi, shape).astype(np.float32).astype(dtype)
+
+
+# ---- every shipped operator ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("eps", [-1.0, 0.1])
+def test_logit_grad_both_ways(both_ways, dtype, eps):
+    n = 48 * 4096 + 1000  # every core, several tiles, a tail
+    x, dy = _uniform(n, -0.2, 1.2, dtype), _uniform(n, -5, 5, dtype)
+    logit_grad(x, dy, eps)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_sce_grad_both_ways(both_ways, dtype, reduction):
+    shape = (37, 1531)
+    x, y = _uniform(shape, -4, 4, dtype), _uniform(shape, 0, 1, dtype)
+    g = _uniform((1,) if reduction != "none" else shape, -1, 1, dtype)
+    w, pw = _uniform(shape, 0, 2, dtype), _uniform(shape[-1:], 0, 2, dtype)
+    binary_cross_entropy_with_logits_backward(g, x, y, w, pw, reduction)
+
+
+@pytest.mark.parametrize("weights", [(False, False), (True, False), (False, True)])
+def test_sce_kernel_variants_both_ways(both_ways, weights):
+    shape = (64, 777)
+    x, y, g = (_uniform(shape, -4, 4, np.float16) for _ in range(3))
+    w = _uniform(shape, 0, 2, np.float16) if weights[0] else None
+    pw = _uniform(shape, 0, 2, np.float16) if weights[1] else None
+    run_kernel(x, y, g, weight=w, pos_weight=pw, reduction="none")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_mse_loss_both_ways(both_ways, dtype, reduction):
+    a, b = _uniform(300_001, -1, 1, dtype), _uniform(300_001, -1, 1, dtype)
+    mse_loss(a, b, reduction)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_cross_entropy_loss_both_ways(both_ways, dtype, reduction):
+    logits = _uniform((70, 5000), -3, 3, dtype)
+    target = RNG.integers(0, 5000, 70).astype(np.int64)
+    target[3] = -100
+    weight = _uniform(5000, 0.5, 2, np.float32)  # weight is always float32
+    cross_entropy_loss(logits, target, weight, reduction, label_smoothing=0.1)
+
+
+@pytest.mark.parametrize("buffer_num", [1, 2])
+def test_double_buffer_example_both_ways(both_ways, buffer_num):
+    folder = str(ROOT / "tools" / "examples" / "double_buffer")
+    sys.path.insert(0, folder)
+    try:
+        add_custom = importlib.import_module("add_custom")
+    finally:
+        sys.path.remove(folder)
+    n = 8 * 4 * 2048
+    x, bias = _uniform(n, -1, 1, np.float16), _uniform(n, -1, 1, np.float16)
+    tiling = add_custom.AddCustomTilingData(totalLength=n, tileNum=4)
+    ascsim.launch(add_custom.add_custom, 8, x, bias, np.zeros_like(x), None, tiling=tiling,
+                  tiling_key=buffer_num)
+
+
+# ---- every corpus kernel ----------------------------------------------------------------------
+
+CORPUS = sorted(m.name for m in pkgutil.iter_modules(bugs.__path__) if not m.name.startswith("_"))
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_corpus_kernel_both_ways(both_ways, name):
+    module = importlib.import_module(f"tests.bugs.{name}")
+    for runner in (module.run, getattr(module, "run_fixed", None)):
+        if runner is None:
+            continue
+        try:
+            runner(sanitize="off")
+        except BothWaysMismatch:
+            raise
+        except SimulationError:
+            pass  # the bug raises in the fast mode: both ways alike (compared)
+
+
+# ---- every test kernel ----------------------------------------------------------------------
+
+def test_every_instruction_test_kernel_both_ways():
+    """The instruction, memory, queue and sync tests with --both-ways: each of their launches
+    (hundreds of small kernels over every call form) runs both ways."""
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_instr_*.py"))
+    files += ["tests/test_memory.py", "tests/test_pipe_queue.py", "tests/test_pipe_events.py",
+              "tests/test_sync.py", "tests/test_crosscore.py", "tests/test_atomics.py",
+              "tests/test_pad_value.py", "tests/test_workspace.py"]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--both-ways", "-x", *files], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+# ---- the mechanisms ---------------------------------------------------------------------------
+
+def _gm(addr, dtype):
+    g = GlobalTensor[dtype]()
+    g.SetGlobalBuffer(addr)
+    return g
+
+
+def _pipe_buf(nbytes=8192):
+    pipe = TPipe()
+    buf = TBuf[QuePosition.VECCALC]()
+    pipe.InitBuffer(buf, nbytes)
+    return pipe, buf
+
+
+def _scale_kernel(x, out):
+    """Copy in, two vector ops, GetValue in the middle (a flush), copy out."""
+    pipe, buf = _pipe_buf()
+    t = buf.Get[f32]()
+    DataCopy(t, _gm(x, f32), 256)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 2.0, 256)
+    first = t.GetValue(0)  # Python reads the UB: the deferred Muls has run
+    Adds(t, t, float(first), 256)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(_gm(out, f32), t, 256)
+
+
+def test_getvalue_reads_what_deferred_work_wrote():
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    run = ascsim.launch(_scale_kernel, 1, x, out)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, x * np.float32(2) + np.float32(0))
+    x[0] = 3
+    ascsim.launch(_scale_kernel, 1, x, out)
+    np.testing.assert_array_equal(out, x * np.float32(2) + np.float32(6))
+    assert all(type(v) is int for row in run.cores[0].records for v in row)
+
+
+def _stalled_kernel(x, out):
+    """The vector pipe waits before MTE2's SetFlag is issued: its work is held in the backlog
+    and added to the batch when the flag is set, after the copy."""
+    pipe, buf = _pipe_buf()
+    t = buf.Get[f32]()
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 3.0, 256)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(_gm(out, f32), t, 256)
+    DataCopy(t, _gm(x, f32), 256)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+
+
+def test_work_held_on_a_stalled_pipe_runs_in_eager_order(both_ways):
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    ascsim.launch(_stalled_kernel, 1, x, out)
+    np.testing.assert_array_equal(out, x * np.float32(3))
+
+
+def test_threads_and_core_order_give_the_eager_bits():
+    n = 48 * 4096 + 77
+    x, dy = _uniform(n, 0, 1, np.float32), _uniform(n, -5, 5, np.float32)
+    with execution_mode("eager"):
+        want = logit_grad(x, dy, -1.0)
+    for threads in (1, 2, 4):
+        got = logit_grad(x, dy, -1.0, threads=threads)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), threads
+
+
+def _faulting_kernel(x, out):
+    pipe, buf = _pipe_buf()
+    t = buf.Get[f32]()
+    DataCopy(t, _gm(x, f32), 256)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    Muls(t, t, 5.0, 256)
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(_gm(out, f32), t, 256)
+    Muls(t, t, 5.0, 1 << 20)  # past the tensor: raises in the fast mode
+
+
+def test_an_error_leaves_the_work_before_it_done(both_ways):
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    with pytest.raises(SimulationError, match="Muls"):
+        ascsim.launch(_faulting_kernel, 1, x, out)
+    np.testing.assert_array_equal(out, x * np.float32(5))
+
+
+def test_both_ways_finds_a_deferred_difference(monkeypatch):
+    """The comparison can fail: a batch that loses a row is caught."""
+    original = batch.Batch.add
+    seen = [0]
+
+    def lossy(self, header, row):
+        seen[0] += 1
+        if seen[0] != 2:  # the Muls
+            original(self, header, row)
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    monkeypatch.setattr(batch.Batch, "add", lossy)
+    with pytest.raises(BothWaysMismatch, match="GM argument"):
+        launch_both_ways(ascsim.runtime.launch, _scale_kernel, 1, x, out)
+
+
+def test_the_kind_table_grows_without_losing_kinds():
+    kinds = batch._Kinds(capacity=1)
+    from ascsim.instructions.elementwise import binary_count, scalar_count
+    a = kinds.kind(scalar_count, (1, 2, 0), 18)
+    b = kinds.kind(binary_count, (2, 2, 0), 22)
+    addresses, lens = kinds.table
+    assert (a, b) == (0, 1) and lens[:2].tolist() == [18, 22]
+    assert addresses[0] == batch._KINDS.table[0][batch._KINDS.kind(scalar_count, (1, 2, 0), 18)]
+    assert kinds.kind(scalar_count, (1, 2, 0), 18) == a
+
+
+def test_the_run_forgets_its_batches():
+    x, dy = _uniform(4096, 0, 1, np.float32), _uniform(4096, -5, 5, np.float32)
+    _, run = logit_grad(x, dy, -1.0, return_run=True)
+    assert all(core.batch is None for core in run.cores)
+    assert rec.code_of(run.cores[0].records[0]) is not None
+
+
+def test_execution_must_be_named():
+    with pytest.raises(ascsim.errors.ParameterError, match="execution"):
+        ascsim.launch(_scale_kernel, 1, np.zeros(256, np.float32), np.zeros(256, np.float32),
+                      execution="lazy")
