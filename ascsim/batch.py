@@ -79,20 +79,23 @@ def _entry_address(kernel: Any, a: int, b: int, c: int, row_len: int) -> int:
     source = _ENTRY_SOURCE.format(module=module, name=name, a=a, b=b, c=c, row_len=row_len,
                                   row=", ".join(f"flat[p + {i}]" for i in range(row_len)))
     mod_name = f"ascsim_entry_{hashlib.sha1(source.encode()).hexdigest()[:16]}"
-    if mod_name in sys.modules:
+    with _LOADING:  # cores on threads may want the same entry at once
+        if mod_name not in sys.modules:
+            folder = Path(numba.config.CACHE_DIR or tempfile.gettempdir()) / "batch_entries"
+            path = folder / f"{mod_name}.py"
+            if not path.exists():
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(source)
+                os.replace(tmp, path)  # atomic: another process may write the same file
+            spec = importlib.util.spec_from_file_location(mod_name, path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            sys.modules[mod_name] = mod  # keeps the cfunc, and so its address, alive
         return sys.modules[mod_name].entry.address
-    folder = Path(numba.config.CACHE_DIR or tempfile.gettempdir()) / "batch_entries"
-    path = folder / f"{mod_name}.py"
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)  # atomic: another process may write the same file
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = mod
-    spec.loader.exec_module(mod)  # sys.modules keeps the cfunc, and so its address, alive
-    return mod.entry.address
+
+
+_LOADING = threading.Lock()
 
 
 @intrinsic

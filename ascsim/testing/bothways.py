@@ -1,19 +1,23 @@
 """Deferred execution against eager execution, launch by launch.
 
-`launch_both_ways` runs a fast-mode launch twice, eagerly on copies of its GM arrays and
-deferred (batch.py) on the arrays themselves, and asserts that both give the same GM bytes,
-the same records on every core, the same kernel log and the same error (type and message).
-tests/conftest.py's `--both-ways` option routes every launch of a pytest run through it, so
-any test kernel checks the deferred executor.
+`launch_both_ways` runs a fast-mode launch twice: eagerly in a forked child process (which sees
+the caller's arrays as they are and whose writes, and any other side effect of the kernel's
+Python, stay in the child) and deferred (batch.py) in this process, as asked. It asserts that
+both give the same GM bytes, the same records on every core, the same kernel log and the same
+error (type and message). tests/conftest.py's `--both-ways` option routes every launch of a
+pytest run through it, so any test kernel checks the deferred executor.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .. import records as rec
 from ..runtime import Run
 
 __all__ = ["launch_both_ways", "BothWaysMismatch"]
@@ -23,16 +27,54 @@ class BothWaysMismatch(AssertionError):
     """Deferred execution gave something eager execution did not."""
 
 
-def _raw(a: Any) -> np.ndarray | None:
-    return None if a is None else np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+def _raw(a: Any) -> bytes | None:
+    if not isinstance(a, np.ndarray):
+        return None
+    return np.ascontiguousarray(a).reshape(-1).view(np.uint8).tobytes()
 
 
-def _outcome(launch: Callable[..., Run], kernel: Any, block_dim: int, gm: tuple,
-             kwargs: dict, execution: str) -> tuple[Run | None, BaseException | None]:
+def _portable(row: tuple) -> tuple:
+    """A row with its code id replaced by where the code is (ids are per process)."""
+    code = rec.code_of(row)
+    where = None if code is None else (code.co_filename, code.co_firstlineno, code.co_name)
+    return row[:rec.CODE] + (where,) + row[rec.CODE + 1:]
+
+
+def _outcome(run: Run | None, err: BaseException | None, gm: tuple) -> dict:
+    return {"gm": [_raw(a) for a in gm],
+            "records": None if run is None else [[_portable(r) for r in c.records]
+                                                 for c in run.cores],
+            "log": None if run is None else run.log(),
+            "error": None if err is None else (type(err).__name__, str(err))}
+
+
+def _launch(launch: Callable[..., Run], kernel: Any, block_dim: int, gm: tuple, kwargs: dict,
+            execution: str) -> tuple[Run | None, BaseException | None]:
     try:
         return launch(kernel, block_dim, *gm, execution=execution, **kwargs), None
     except Exception as e:  # noqa: BLE001 - compared, then raised again
         return None, e
+
+
+def _eager_in_child(launch: Callable[..., Run], kernel: Any, block_dim: int, gm: tuple,
+                    kwargs: dict) -> dict:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run eagerly, send what it gave, leave without cleaning up
+        try:
+            os.close(read)
+            run, err = _launch(launch, kernel, block_dim, gm, kwargs, "eager")
+            with os.fdopen(write, "wb") as out:
+                out.write(pickle.dumps(_outcome(run, err, gm)))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as inp:
+        data = inp.read()
+    os.waitpid(pid, 0)
+    if not data:
+        raise BothWaysMismatch("the eager twin's process died")
+    return pickle.loads(data)
 
 
 def launch_both_ways(launch: Callable[..., Run], kernel: Any, block_dim: int, *gm: Any,
@@ -41,26 +83,25 @@ def launch_both_ways(launch: Callable[..., Run], kernel: Any, block_dim: int, *g
     check or strict mode, or with an explicit `execution`, are run once, as asked)."""
     if kwargs.get("sanitize", "off") != "off" or kwargs.get("execution") is not None:
         return launch(kernel, block_dim, *gm, **kwargs)
-    twins = tuple(None if a is None else np.array(a, copy=True) for a in gm)
-    eager, eager_err = _outcome(launch, kernel, block_dim, twins, kwargs, "eager")
-    run, err = _outcome(launch, kernel, block_dim, gm, kwargs, "deferred")
+    eager = _eager_in_child(launch, kernel, block_dim, gm, kwargs)
+    run, err = _launch(launch, kernel, block_dim, gm, kwargs, "deferred")
+    got = _outcome(run, err, gm)
     name = getattr(kernel, "__name__", str(kernel))
-    if (type(err), str(err)) != (type(eager_err), str(eager_err)):
-        raise BothWaysMismatch(f"{name}: eager raised {eager_err!r}, deferred {err!r}")
-    for k, (a, b) in enumerate(zip(gm, twins, strict=True)):
-        if a is not None and not np.array_equal(_raw(a), _raw(b)):
+    if got["error"] != eager["error"]:
+        raise BothWaysMismatch(f"{name}: eager raised {eager['error']}, deferred "
+                               f"{got['error']}")
+    for k, (a, b) in enumerate(zip(got["gm"], eager["gm"], strict=True)):
+        if a != b:
             raise BothWaysMismatch(f"{name}: GM argument {k} differs between eager and "
                                    "deferred execution")
-    if run is not None:
-        for core, twin in zip(run.cores, eager.cores, strict=True):
-            if core.records != twin.records:
-                first = next(i for i, (x, y) in enumerate(zip(core.records, twin.records))
-                             if x != y) if len(core.records) == len(twin.records) else None
-                raise BothWaysMismatch(f"{name}: core {core.block_idx}'s records differ "
-                                       f"(first at {first}; {len(core.records)} vs "
-                                       f"{len(twin.records)} rows)")
-        if run.log() != eager.log():
-            raise BothWaysMismatch(f"{name}: the kernel logs differ")
+    if got["records"] != eager["records"]:
+        for c, (mine, twin) in enumerate(zip(got["records"], eager["records"], strict=True)):
+            if mine != twin:
+                first = next((i for i, (x, y) in enumerate(zip(mine, twin)) if x != y), None)
+                raise BothWaysMismatch(f"{name}: core {c}'s records differ (first at row "
+                                       f"{first}: {len(mine)} vs {len(twin)} rows)")
+    if got["log"] != eager["log"]:
+        raise BothWaysMismatch(f"{name}: the kernel logs differ")
     if err is not None:
         raise err
     return run
