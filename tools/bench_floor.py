@@ -7,9 +7,11 @@ and every AscendC call is checked, recorded and then does its numba work. For ea
 case of tools/bench_logit_grad.py and tools/bench_sce_grad.py this prints, measured in one run:
 
 - numpy:   the whole-array numpy computation of the same formula (the benchmarks' reference);
-- ascsim:  the op call as the benchmarks time it (48 simulated cores, records on);
-- work:    the time spent inside the numba work functions during that call (every compiled
-           entry point is timed; the wrappers cost about 0.1 us per call);
+- ascsim:  the op call as the benchmarks time it (48 simulated cores, records on, the numba
+           work deferred to a worker thread: ascsim/batch.py);
+- eager:   the same call with `execution="eager"` (each call runs its numba work at once);
+- work:    the time spent inside the numba work functions during the eager call (every
+           compiled entry point is timed; the wrappers cost about 0.1 us per call);
 - floor:   the same op call with every AscendC instruction in the kernel module replaced by a
            no-op: what is left is the kernel's own Python (loops, tensor views, parameter
            structs), the launch (per-core UB and state) and the op API. Queue calls (TQue
@@ -45,6 +47,7 @@ import ascsim.instructions as instructions
 import ascsim.runtime as runtime
 import ascsim.workcall as workcall
 from ascsim.registry import REGISTRY
+from ascsim.runtime import execution_mode
 
 # Every compiled numba entry point is created through `compile_loop` (the eager loops, looked
 # up as a module global of each instruction module at call time) or `compile_work` (the
@@ -93,10 +96,14 @@ def _noop(*args: Any) -> None:
 
 
 class _NoopTemplate:
-    """`SetFlag[E]`, `PipeBarrier[P]`: any template argument gives the no-op."""
+    """`SetFlag[E]`, `PipeBarrier[P]`, `Muls[T]`: any template argument gives the no-op, and
+    an instruction callable both ways (`Muls(...)`, `Muls[T](...)`) is the no-op itself."""
 
     def __getitem__(self, key: Any) -> Callable[..., None]:
         return _noop
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 @contextlib.contextmanager
@@ -153,18 +160,22 @@ def main() -> int:
     _time_numba_work()
     in_cores = [0.0]
     _time_cores(in_cores)
-    print(f"{'case':<26}{'numpy ms':>10}{'ascsim ms':>11}{'ratio':>7}{'work ms':>9}"
-          f"{'floor ms':>10}{'kernel ms':>11}{'bound':>7}")
+    print(f"{'case':<26}{'numpy ms':>10}{'ascsim ms':>11}{'ratio':>7}{'eager ms':>10}"
+          f"{'work ms':>9}{'floor ms':>10}{'kernel ms':>11}{'bound':>7}")
     for label, module, simulate, reference, warm in _cases(np.random.default_rng(0)):
         warm()
         reference()
         t_np, _ = best_of(args.repeat, reference)
-        t_sim = work = float("inf")
+        with execution_mode("eager"):
+            warm()
+        t_sim = t_eager = work = float("inf")
         for _ in range(max(1, args.repeat)):
+            t_sim = min(t_sim, best_of(1, simulate)[0])
             _WORK[0] = 0.0
-            t, _ = best_of(1, simulate)
-            if t < t_sim:
-                t_sim, work = t, _WORK[0]
+            with execution_mode("eager"):
+                t, _ = best_of(1, simulate)
+            if t < t_eager:
+                t_eager, work = t, _WORK[0]
         t_floor = kernel = float("inf")
         with instructions_free(module):
             for _ in range(max(1, args.repeat)):
@@ -173,7 +184,7 @@ def main() -> int:
                 if t < t_floor:
                     t_floor, kernel = t, in_cores[0]
         print(f"{label:<26}{t_np * 1e3:>10.1f}{t_sim * 1e3:>11.1f}{t_np / t_sim:>7.2f}"
-              f"{work * 1e3:>9.1f}{t_floor * 1e3:>10.1f}{kernel * 1e3:>11.1f}"
+              f"{t_eager * 1e3:>10.1f}{work * 1e3:>9.1f}{t_floor * 1e3:>10.1f}{kernel * 1e3:>11.1f}"
               f"{t_np / (kernel + work):>7.2f}")
     return 0
 

@@ -4,7 +4,9 @@ formula, measured side by side in one run.
     python tools/bench_logit_grad.py [--repeat 3] [--threads 1]
 
 For fp32 on 2**24 elements and bf16 on 2**22 it prints elements/s for both and the ratio
-ascsim / numpy (> 1 means ascsim is faster). ascsim runs the real kernel on 48 simulated cores
+ascsim / numpy (> 1 means ascsim is faster), and the ratio the eager executor reaches
+(`execution="eager"`: every call runs its numba work before returning; the default defers it to
+a worker thread, ascsim/batch.py). ascsim runs the real kernel on 48 simulated cores
 with instruction records on; the jit is warmed before timing; each figure is the best of
 --repeat runs. Then, for fp32 2**24, the cost of the timing model: scheduling the run's
 records (`run.timeline()`) next to the functional run (records are always on;
@@ -26,6 +28,7 @@ import numpy as np
 from benchutil import best_of
 
 from ascsim.aclnn import cast_array
+from ascsim.runtime import execution_mode
 from kernels_py.logit_grad import logit_grad
 
 CASES = (("float32", np.float32, 1 << 24), ("bfloat16", ml_dtypes.bfloat16, 1 << 22))
@@ -53,16 +56,24 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="host threads for the cores")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    print(f"{'case':<22}{'ascsim Melem/s':>15}{'numpy Melem/s':>15}{'ratio':>8}")
+    print(f"{'case':<22}{'ascsim Melem/s':>15}{'numpy Melem/s':>15}{'ratio':>8}"
+          f"{'eager':>8}")
     for name, dtype, n in CASES:
         x = rng.uniform(0, 1, n).astype(np.float32).astype(dtype)
         dy = rng.uniform(-100, 100, n).astype(np.float32).astype(dtype)
         logit_grad(x[:100_000], dy[:100_000], -1.0)  # warm the jit
         numpy_logit_grad(x, dy, -1.0)
-        t_sim, _ = best_of(args.repeat, partial(logit_grad, x, dy, -1.0, threads=args.threads))
-        t_np, _ = best_of(args.repeat, partial(numpy_logit_grad, x, dy, -1.0))
+        run = partial(logit_grad, x, dy, -1.0, threads=args.threads)
+        with execution_mode("eager"):
+            run(), run()  # warm the eager loops too
+        t_sim = t_eager = t_np = float("inf")
+        for _ in range(args.repeat):  # interleaved, so that all three see the same machine
+            t_sim = min(t_sim, best_of(1, run)[0])
+            with execution_mode("eager"):
+                t_eager = min(t_eager, best_of(1, run)[0])
+            t_np = min(t_np, best_of(1, partial(numpy_logit_grad, x, dy, -1.0))[0])
         print(f"{name + ' 2^' + str(n.bit_length() - 1):<22}{n / t_sim / 1e6:>15.1f}"
-              f"{n / t_np / 1e6:>15.1f}{t_np / t_sim:>8.2f}")
+              f"{n / t_np / 1e6:>15.1f}{t_np / t_sim:>8.2f}{t_np / t_eager:>8.2f}")
         if name == "float32":
             _, run = logit_grad(x, dy, -1.0, return_run=True)
             run.timeline()  # compile the scheduler

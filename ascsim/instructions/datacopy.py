@@ -704,6 +704,9 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                           count * blen // dt.size, count, blen, spitch, dpitch, left, right,
                           padded, int(pad.isPad), pad_bits, W | strided, MEM_UB, d, d + span_d,
                           strided, buf.mem_id, s, s + span_s)
+        if core.batch is not None and not clipped:
+            core.records.append(row)
+            return _defer(core, COPY_PAD, PIPE_MTE2, row)
         first = core.first_element_dummy
         args = (core.dummy, first, core.ub, d, dpitch, buf.data, s, spitch, blen, count,
                 left, right, padded, pad.isPad, pad_bits, dt.size)
@@ -732,8 +735,12 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
     row = rec.copy_row(COPY_PAD.id, PIPE_MTE3, f.f_code, f.f_lasti, dt.code,
                        count * blen // dt.size, count, blen, spitch, dpitch, W | strided,
                        buf.mem_id, d, d + span_d, strided, MEM_UB, a, a + span_s)
+    atomic = core.xcore is not None and core.xcore.atomic is not None
+    if core.batch is not None and not clipped and not atomic:
+        core.records.append(row)
+        return _defer(core, COPY_PAD, PIPE_MTE3, row)
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
-    if core.xcore is not None and core.xcore.atomic is not None:
+    if atomic:
         return _atomic_store(core, COPY_PAD, buf.data, row, clipped, args, f)
     _execute(core, COPY_PAD, PIPE_MTE3, buf.data, row, clipped,
              _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)
