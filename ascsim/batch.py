@@ -2,11 +2,11 @@
 
 With `sanitize="off"` a vector or copy call checks its operands and records its row as the eager
 simulator does, and then, instead of running its numba work, appends the row to its core's
-`Batch`: one int64 array holding, per call, a header (which work function with which compile-time
-literals: the call's *kind*; and which GM buffer it touches) and the row itself. The launch's
-`Executor` runs submitted batches in submission order on a worker thread, each in one nogil numba
-call (`run_batch`) that calls every row's registry work function through a table of compiled
-entry points, while the kernel's Python goes on capturing the next rows on the main thread.
+`Batch`, with a header: which work function with which compile-time literals (the call's
+*kind*) and which GM buffer it touches. Every 256 rows become one int64 array, which the launch's
+`Executor` runs, batches in submission order, on a worker thread, each in one nogil numba call
+(`run_batch`) that calls every row's registry work function through a table of compiled entry
+points, while the kernel's Python goes on capturing the next rows on the main thread.
 
 The order of the work is the eager order: a row is added at the moment eager execution would run
 its work (after sync.py's pipe-stall logic, which stays in Python: work issued to a stalled pipe
@@ -64,7 +64,7 @@ from ascsim.batch import ENTRY_SIGNATURE
 from {module} import {name} as kernel
 
 
-@cfunc(ENTRY_SIGNATURE, cache=True, error_model="numpy")
+@cfunc(ENTRY_SIGNATURE, cache={cache}, error_model="numpy")
 def entry(ub, ub_bytes, gm, gm_bytes, flat, p):
     kernel({a}, {b}, {c}, carray(ub, ub_bytes), carray(gm, gm_bytes), ({row}))
 '''
@@ -76,23 +76,32 @@ def _entry_address(kernel: Any, a: int, b: int, c: int, row_len: int) -> int:
     cache directory, so that numba caches its compiled code like any other work (a closure
     would be compiled again in every process)."""
     module, name = kernel.py_func.__module__, kernel.py_func.__name__
-    source = _ENTRY_SOURCE.format(module=module, name=name, a=a, b=b, c=c, row_len=row_len,
-                                  row=", ".join(f"flat[p + {i}]" for i in range(row_len)))
-    mod_name = f"ascsim_entry_{hashlib.sha1(source.encode()).hexdigest()[:16]}"
+    row = ", ".join(f"flat[p + {i}]" for i in range(row_len))
     with _LOADING:  # cores on threads may want the same entry at once
-        if mod_name not in sys.modules:
-            folder = Path(numba.config.CACHE_DIR or tempfile.gettempdir()) / "batch_entries"
-            path = folder / f"{mod_name}.py"
-            if not path.exists():
-                folder.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(source)
-                os.replace(tmp, path)  # atomic: another process may write the same file
-            spec = importlib.util.spec_from_file_location(mod_name, path)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-            sys.modules[mod_name] = mod  # keeps the cfunc, and so its address, alive
-        return sys.modules[mod_name].entry.address
+        try:
+            return _load_entry(_ENTRY_SOURCE.format(module=module, name=name, a=a, b=b, c=c,
+                                                    row_len=row_len, row=row, cache=True))
+        except Exception:  # noqa: BLE001 - numba could not load what it cached: compile
+            # (a few level-0 forms pickle a reference numba cannot import back)
+            return _load_entry(_ENTRY_SOURCE.format(module=module, name=name, a=a, b=b, c=c,
+                                                    row_len=row_len, row=row, cache=False))
+
+
+def _load_entry(source: str) -> int:
+    mod_name = f"ascsim_entry_{hashlib.sha1(source.encode()).hexdigest()[:16]}"
+    if mod_name not in sys.modules:
+        folder = Path(numba.config.CACHE_DIR or tempfile.gettempdir()) / "batch_entries"
+        path = folder / f"{mod_name}.py"
+        if not path.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(source)
+            os.replace(tmp, path)  # atomic: another process may write the same file
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        sys.modules[mod_name] = mod  # keeps the cfunc, and so its address, alive
+    return sys.modules[mod_name].entry.address
 
 
 _LOADING = threading.Lock()
