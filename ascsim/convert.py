@@ -112,7 +112,7 @@ _INT32_MIN = -2147483648
 # with signed literals would silently promote to float64.
 
 
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _round_shift(sig, s, neg, mode):
     """Drop the low `s` bits (1 <= s <= 62) of the magnitude `sig` >= 0, rounding by `mode`.
 
@@ -138,7 +138,7 @@ def _round_shift(sig, s, neg, mode):
     return q + np.int64(inc)
 
 
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _overflow_to_inf(neg, mode):
     """True when an overflowing result rounds to infinity rather than to the max finite value."""
     to_max = (mode == CAST_TRUNC) | (mode == CAST_ODD)
@@ -329,7 +329,7 @@ def i32_to_f32(x: np.int32, mode: int) -> np.float32:
 # of a cast, for the same machine code).
 
 
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _check_range(dst, doff, src, soff, n):
     # The loops run without bounds checks, so a bad range must not reach them.
     if n < 0 or doff < 0 or soff < 0 or doff + n > dst.shape[0] or soff + n > src.shape[0]:
