@@ -1,6 +1,6 @@
 """Progress for people watching a terminal: a notice while numba compiles (the first run after
-an install or an upgrade compiles for about 15 s; later runs load the disk cache), and bars for
-long work (launches of many cores, sweeps, the long examples).
+an install or an upgrade compiles for a few seconds; later runs load the disk cache), and bars
+for long work (launches of many cores, sweeps, the long examples).
 
 The library never prints on its own: progress shows only inside `enabled()` (the `ascsim`
 command turns it on; a script may too), and only when stderr is a terminal. Bars come from
@@ -13,15 +13,19 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from tqdm import tqdm
 
-__all__ = ["enabled", "is_enabled", "bar", "tick_bar"]
+__all__ = ["enabled", "is_enabled", "bar", "tick_bar", "announce_compile", "COMPILE_MESSAGE"]
 
 _on = False  # set by enabled(): every thread of a launch sees it
 COMPILE_NOTICE_DELAY = 0.5  # seconds of compiling before the notice shows
+COMPILE_MESSAGE = ("ascsim: compiling numba kernels (first run after an install or upgrade; "
+                   "cached afterwards)...")
+_announced = False
 
 
 def is_enabled() -> bool:
@@ -49,28 +53,55 @@ def tick_bar(total: int, desc: str, unit: str = "it",
         yield tick
 
 
+def announce_compile() -> None:
+    """Say once, in one plain line on stderr, that numba is compiling (only where progress
+    shows): the bar below it redraws in place and goes away when done."""
+    global _announced
+    if not _announced and is_enabled():
+        _announced = True
+        tqdm.write(COMPILE_MESSAGE, file=sys.stderr)  # above any bar, not through it
+
+
 class _CompileNotice:
-    """A numba event listener: counts the functions numba compiles (cache misses only; loads
-    from the disk cache fire no event) on a bar that says why the run is slow."""
+    """A numba event listener: says in one line why the run is slow once compiling has lasted
+    COMPILE_NOTICE_DELAY, and counts the functions numba compiles on a bar (cache misses only;
+    loads from the disk cache fire no event)."""
 
     def __init__(self) -> None:
         self.bar: tqdm | None = None
         self.depth = 0
+        self.timer: threading.Timer | None = None
+        self.started = 0.0
+        self.spent = 0.0  # seconds of top-level compiles so far
 
     def on_start(self, event: Any) -> None:
         if self.depth == 0 and self.bar is None and is_enabled():
             self.bar = tqdm(total=None, unit=" functions", leave=False, file=sys.stderr,
-                            delay=COMPILE_NOTICE_DELAY,
-                            desc="ascsim: compiling numba kernels (first run after an install; "
-                                 "cached afterwards)")
+                            delay=COMPILE_NOTICE_DELAY, desc="ascsim: compiling")
+        if self.depth == 0 and not _announced and is_enabled():
+            # the line once compiling has lasted the delay in all: a short compile stays quiet
+            self.started = time.monotonic()
+            self.timer = threading.Timer(max(0.0, COMPILE_NOTICE_DELAY - self.spent),
+                                         announce_compile)
+            self.timer.daemon = True
+            self.timer.start()
         self.depth += 1
 
     def on_end(self, event: Any) -> None:
         self.depth -= 1
+        if self.depth == 0 and self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+            self.spent += time.monotonic() - self.started
+            if self.spent >= COMPILE_NOTICE_DELAY:
+                announce_compile()
         if self.bar is not None:
             self.bar.update(1)
 
     def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
         if self.bar is not None:
             self.bar.close()
             self.bar = None
@@ -79,7 +110,7 @@ class _CompileNotice:
 @contextlib.contextmanager
 def enabled() -> Iterator[None]:
     """Show progress (on a terminal) for what runs inside: compile notices and bars."""
-    global _on
+    global _on, _announced
     from numba.core import event
 
     class Listener(event.Listener):
@@ -91,6 +122,7 @@ def enabled() -> Iterator[None]:
 
     notice = _CompileNotice()
     was, _on = _on, True
+    announced, _announced = _announced, False  # the line once per enabled() scope
     listener = Listener()
     event.register("numba:compile", listener)
     try:
@@ -98,4 +130,4 @@ def enabled() -> Iterator[None]:
     finally:
         event.unregister("numba:compile", listener)
         notice.close()
-        _on = was
+        _on, _announced = was, announced

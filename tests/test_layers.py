@@ -16,8 +16,8 @@ because of it) nor the root package `ascsim`, the facade checked on its own belo
 The layers, lowest first (a package counts as one unit, named after its subpackage):
 
 0. base: the vocabulary every layer uses: errors, dtypes, numeric conversions, the numba cache
-   set-up, the core state, hardware profiles, source positions, the C++ mirror tooling and
-   terminal progress.
+   set-up and compiling ahead in a worker process (prewarm), the core state, hardware profiles,
+   source positions, the C++ mirror tooling and terminal progress.
 1. the instruction model: the registry, the record schema, faults and findings, and calling
    and replaying numba work.
 2. the AscendC surface: memory, sync, the TPipe/TQue model, the instructions, debug output,
@@ -42,8 +42,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "ascsim"
 
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"errors", "dtypes", "convert", "_numba_cache", "core", "profile", "source",
-               "mirror", "progress"}),
+    frozenset({"errors", "dtypes", "convert", "_numba_cache", "prewarm", "core", "profile",
+               "source", "mirror", "progress"}),
     frozenset({"registry", "records", "findings", "faults", "workcall", "replay"}),
     frozenset({"memory", "sync", "pipe", "instructions", "debug", "tiling", "syncmode",
                "ascendc", "coresched"}),

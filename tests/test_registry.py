@@ -214,8 +214,9 @@ def _jit_calls(tree: ast.AST):
 
 def test_every_jit_decorator_in_the_sources() -> None:
     """The sources too (nested and overload implementations are not module attributes):
-    `njit(cache=True, nogil=True, error_model="numpy")` exactly, overloads with
-    `jit_options=JIT` (worklib's dict of the same options)."""
+    `njit(cache=True, nogil=True, error_model="numpy")` exactly, or with `inline="always"` (a
+    small helper numba types inside its caller instead of compiling it on its own), overloads
+    with `jit_options=JIT` (worklib's dict of the same options)."""
     from ascsim.instructions.worklib import JIT
     assert JIT == JIT_OPTIONS
     bad = []
@@ -225,7 +226,8 @@ def test_every_jit_decorator_in_the_sources() -> None:
             kw = {k.arg: k.value for k in call.keywords}
             if name == "njit":
                 got = {k: ast.literal_eval(v) for k, v in kw.items() if k is not None}
-                if got != JIT_OPTIONS or call.args or None in kw:
+                inline = got.pop("inline", "always")
+                if got != JIT_OPTIONS or inline != "always" or call.args or None in kw:
                     bad.append(f"{where}: njit{tuple(got.items())}")
             elif name == "overload":
                 opt = kw.get("jit_options")

@@ -324,10 +324,11 @@ def cast_loop(scode, dcode, flags, dv, d, sv, s, n, mode, aux):
     literally(flags)
     db, dn = d << shift(dcode), n << shift(dcode)
     sb, sn = s << shift(scode), n << shift(scode)
+    src, so = sv, s
     if sb < db + dn and db < sb + sn and not (sb == db and sn == dn):
-        _cast_loop(scode, dcode, dv, d, sv[s:s + n].copy(), 0, n, mode, flags, aux)
-    else:
-        _cast_loop(scode, dcode, dv, d, sv, s, n, mode, flags, aux)
+        src, so = sv[s:s + n].copy(), s - s  # `s - s`, not 0: a constant would be a literal
+    # one call site: the converter (its loop inlined once per RoundMode) compiles once
+    _cast_loop(scode, dcode, dv, d, src, so, n, mode, flags, aux)
 
 
 # Row layout: params (source dtype code,), then the dst and src accesses.

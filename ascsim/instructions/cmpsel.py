@@ -150,7 +150,7 @@ def _ov_cmp(mode, x, y):
 _A0, _A1, _A2, _A3, _A4 = start_fields(0, 5)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _pack_bits(bits, ub, d, n):
     # element i -> byte i // 8, bit i % 8 (least significant bit first)
     out = ub[d:d + n // 8]
@@ -184,7 +184,7 @@ def compare_loop(mode, code, use_scalar, ub, v, d, a, b, bits, count):
     _pack_bits(flags, ub, d, n)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _unpack_bits(ub, m, n, per_repeat, reuse_first):
     """One byte per element: its mask bit (the first per_repeat bits again and again when
     reuse_first, as VSEL_CMPMASK_SPR does)."""
@@ -203,7 +203,7 @@ def _unpack_bits(ub, m, n, per_repeat, reuse_first):
     return bits
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _select_temp(mode, code, ub, v, tmp, m, bits):
     """The library's write to its temp area (ascendc_more.md §6(a)): mode 1 duplicates the
     scalar `bits` into 32 elements of T, mode 2 selMask's UB byte address m into 32 uint32,

@@ -197,7 +197,7 @@ _SIZES = tuple(max((t.size for t in ALL_DTYPES if t.code == c), default=1)
                for c in range(max(t.code for t in ALL_DTYPES) + 1))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _pad_fill(d, lo, hi, pad_end, pad_bits, reg_dummy, dummy, first, s, w):
     # bytes [lo, hi) of one block that are padding or dummy, not data: the pads (below
     # pad_end) and a dummy next to a pad hold the register's pattern, other dummy bytes the

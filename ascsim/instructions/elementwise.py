@@ -102,64 +102,64 @@ from .worklib import (
 
 # ---- element functions (one per instruction) -------------------------------------------------
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _exp(x):
     return np.float32(math.exp(np.float64(x)))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _ln(x):
     return np.float32(math.log(np.float64(x))) if x >= 0 or x != x else np.float32(np.nan)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _abs(x):
     return abs(x)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _sqrt(x):
     return np.sqrt(x)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _reciprocal(x):
     return np.float32(1.0) / x
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _rsqrt(x):
     # float64, rounded once: correctly rounded for every float32 input (rsqrt(4x) is exactly
     # rsqrt(x) / 2, and an exhaustive search over [1, 4) finds no double rounding)
     return np.float32(1.0 / math.sqrt(np.float64(x)))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _not(x):
     return ~x
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _add(a, b):
     return a + b
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _sub(a, b):
     return a - b
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _mul(a, b):
     return a * b
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _div(a, b):
     return a / b
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _max(a, b):
     if a != a:
         return a
@@ -168,7 +168,7 @@ def _max(a, b):
     return a if a > b else b
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _min(a, b):
     if a != a:
         return a
@@ -177,12 +177,12 @@ def _min(a, b):
     return a if a < b else b
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _and(a, b):
     return a & b
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _or(a, b):
     return a | b
 
@@ -198,12 +198,12 @@ def _ov_zero_like(x):
         return lambda x: zero
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _relu(x):
     return _max(x, _zero_like(x))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _leaky_relu(x, alpha):
     return x if x >= 0 else x * alpha
 
@@ -219,7 +219,7 @@ def _ov_int_width(x):
         return lambda x: (w, signed)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _shift_left(x, n):
     """x << n in x's width; a signed x keeps its sign bit (the doc: int16 0xAAAA << 1 =
     0xD554). n is in [0, width]: by the width, 0 (or the sign bit alone), profile option
@@ -232,14 +232,14 @@ def _shift_left(x, n):
     return v & ((np.int64(1) << w) - 1)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _shift_right(x, n):
     """x >> n: arithmetic for signed x, logical for unsigned; by the width, 0 or all sign bits
     (shift_full = zero_or_sign)."""
     return np.int64(x) >> np.int64(n)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _shift_right_round(x, n):
     """ShiftRight with roundEn=true (profile option shift_round = add_half_then_shift, the
     fact sheet's UNKNOWN default): x + 2**(n-1) in x's own width, wrapping, then the shift of

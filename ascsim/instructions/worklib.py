@@ -122,7 +122,7 @@ def _ov_scalar(code, bits):
     return lambda code, bits: np.uint32(bits).view(np.float32)  # float
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def source(v, s, d, n):
     """Elements [s, s + n) of `v`, copied first when they partially overlap [d, d + n)."""
     if s != d and s < d + n and d < s + n:
@@ -130,20 +130,20 @@ def source(v, s, d, n):
     return v[s:s + n]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def enabled(j, mask_lo, mask_hi):
     """Mask bit j (0..127) of a repeat; the mask halves are int64 (two's complement)."""
     return (mask_lo >> j) & 1 if j < 64 else (mask_hi >> (j - 64)) & 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def lanes(r, per_repeat, count):
     """The lanes repeat r runs: all of them in Normal mode (the row's count is repeats x
     per_repeat), the rest of the element count in Counter mode (the last repeat is partial)."""
     return min(per_repeat, count - r * per_repeat)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def element_offset(j, epb, blk, rep_base):
     """Element j of a repeat lives in DataBlock j // epb at position j % epb."""
     return rep_base + (j // epb) * blk * epb + j % epb

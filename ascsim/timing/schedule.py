@@ -28,12 +28,13 @@ scans the 2 x cores copy slots.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..core import PIPE_MTE2, PIPE_MTE3, PIPE_S
 from .cost import K_BAR, K_BAR_ALL, K_COPY, K_SCALAR, K_SET, K_WAIT, K_XSYNC, K_XWAIT
 
-__all__ = ["simulate", "pair_flags", "LANE_FLOWCTRL", "N_LANES", "LANE_NAMES"]
+__all__ = ["simulate", "pair_flags", "lane_busy", "prewarm", "LANE_FLOWCTRL", "N_LANES",
+           "LANE_NAMES"]
 
 
 LANE_FLOWCTRL = 4  # lanes 0..3 are the pipes S, V, MTE2, MTE3
@@ -43,7 +44,7 @@ LANE_NAMES = ("SCALAR", "VECTOR", "MTE2", "MTE3", "FLOWCTRL")
 _INF = np.inf
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _on_pipe(kind, pipe):
     """Does the record go to a pipe queue (True) or run on the scalar unit (False)?"""
     return pipe != PIPE_S and kind != K_SCALAR and kind != K_BAR_ALL
@@ -77,7 +78,7 @@ def pair_flags(kind, flag, off, n_flags):
     return pair
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _xsync_arrive(r, t, pair, xoff, xmem, arr, start, end, fixed):
     """Core arrives at SyncAll record r at time t; when every member of its group has
     arrived, all of them end at the last arrival + fixed (each starts at its own arrival, so
@@ -216,7 +217,7 @@ def _advance_all(kind, pipe, fixed, work, pair, off, plist, poff, issue, start, 
                 again = True
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _rates(n2, n3, c2, c3, hbm):
     """Max-min fair per-copy rates of the MTE2 and MTE3 classes under the HBM cap."""
     if hbm <= 0 or n2 * c2 + n3 * c3 <= hbm:
@@ -375,3 +376,24 @@ def lane_busy(kind, pipe, start, end, off, header, issue_cycles, n_lanes):
                 busy[c, lane] += end[r] - s
             reach[lane] = max(reach[lane], end[r])
     return busy
+
+
+def _arrays(*dtypes: types.Type) -> tuple[types.Array, ...]:
+    return tuple(types.Array(t, 1, "C") for t in dtypes)
+
+
+_I8, _I32, _I64, _F64 = types.int8, types.int32, types.int64, types.float64
+# The argument types timeline.profile_run passes (tests/test_prewarm.py holds them to it).
+SIGNATURES = (
+    (pair_flags, (*_arrays(_I8, _I32, _I64), _I64)),
+    (simulate, (*_arrays(_I8, _I8, _F64, _F64, _I64, _I64, _F64), _F64, *_arrays(_F64), _F64,
+                _F64, _F64, *_arrays(_I64, _I64))),
+    (lane_busy, (*_arrays(_I8, _I8, _F64, _F64, _I64), _F64, _F64, _I64)),
+)
+
+
+def prewarm() -> None:
+    """Compile the scheduler for profile_run's argument types (ascsim.prewarm runs this in a
+    worker process, to fill numba's disk cache while a command runs its kernel)."""
+    for fn, sig in SIGNATURES:
+        fn.compile(sig)

@@ -1,0 +1,69 @@
+"""Compile numba functions that a command needs only later in a worker process, while the
+command does other work (runs the kernel): the worker fills numba's disk cache and the command
+then loads from it instead of compiling.
+
+numba compiles under one global lock, so threads cannot overlap two compiles; processes can.
+`start(group)` launches `python -m ascsim.prewarm <group>` unless a marker in the cache
+directory says the group is cached already; `wait(group)` blocks until that worker has ended.
+A worker that fails, or cannot start, costs nothing but time: the command compiles in-process
+as it would without one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+
+from . import _numba_cache  # noqa: F401  (the cache directory, before any compile)
+
+__all__ = ["GROUPS", "start", "wait", "marker"]
+
+# group -> the module whose `prewarm()` compiles it (with the signatures its callers use)
+GROUPS = {"timing": "ascsim.timing.schedule"}
+
+_workers: dict[str, subprocess.Popen] = {}
+
+
+def marker(group: str) -> Path:
+    """The file a worker writes once `group` is in this cache directory."""
+    return Path(numba.config.CACHE_DIR) / f"prewarm-{group}.done"
+
+
+def start(group: str) -> None:
+    """Compile `group` in a worker process, unless it is cached or a worker already runs."""
+    if group in _workers or not numba.config.CACHE_DIR or marker(group).exists():
+        return
+    root = str(Path(__file__).resolve().parent.parent)  # the worker imports this same ascsim
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    try:
+        _workers[group] = subprocess.Popen(
+            [sys.executable, "-m", "ascsim.prewarm", group], env=env, cwd=root,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        pass
+
+
+def wait(group: str) -> None:
+    """Block until the worker compiling `group` (if any) has ended."""
+    worker = _workers.pop(group, None)
+    if worker is None:
+        return
+    if worker.poll() is None:
+        from . import progress
+        progress.announce_compile()
+        worker.wait()
+
+
+def _compile(group: str) -> None:
+    importlib.import_module(GROUPS[group]).prewarm()
+    marker(group).touch()
+
+
+if __name__ == "__main__":
+    _compile(sys.argv[1])
