@@ -274,7 +274,7 @@ def test_snapshot_copies_only_written_buffers_and_their_aliases():
     from ascsim.registry import by_name
     from ascsim.sanitizer.snapshot import LaunchSnapshot
 
-    base = np.arange(64, dtype=np.uint8)
+    base = np.arange(1, 65, dtype=np.uint8)
     x, out, other = base[:32], base[16:48], np.zeros(8, np.uint8)  # out overlaps x
     gm = [GmBuffer(x, "x", 1), GmBuffer(out, "out", 2), GmBuffer(other, "other", 3)]
     snap = LaunchSnapshot(gm)
@@ -287,5 +287,10 @@ def test_snapshot_copies_only_written_buffers_and_their_aliases():
     assert set(snap.copies) == {1, 2}
     out[:] = 0
     kept = snap.originals()
-    assert np.array_equal(kept[0], np.arange(32)) and np.array_equal(kept[1], np.arange(16, 48))
+    assert np.array_equal(kept[0], np.arange(1, 33)) and np.array_equal(kept[1], np.arange(17, 49))
     assert kept[2] is gm[2].data  # never written: the buffer itself
+    snap.before_write(rec.copy_row(copy, 3, None, 0, 0, 8, 1, 8, 8, 8, rec.W, 3, 0, 8, 0, 0, 0,
+                                   8))
+    assert snap.copies[3] == {}  # all zero: nothing kept
+    other[:] = 5
+    assert np.array_equal(snap.originals()[2], np.zeros(8, np.uint8))

@@ -55,12 +55,23 @@ def _may_write_gm(op: int) -> bool:
     return hit
 
 
+_CHUNK = 1 << 20
+
+
+def _sparse_copy(data: np.ndarray) -> dict[int, np.ndarray]:
+    """The bytes of `data` as {offset: copy} of its chunks that are not all zero: outputs
+    and workspaces are mostly fresh zero pages, which then cost a read, not a copy."""
+    return {i: data[i:i + _CHUNK].copy() for i in range(0, data.size, _CHUNK)
+            if data[i:i + _CHUNK].any()}
+
+
 class LaunchSnapshot:
     """Launch-time bytes of the launch's GM buffers (`gm`: memory id k is gm[k - 1])."""
 
     def __init__(self, gm: Sequence[GmBuffer | None]) -> None:
         self.gm = list(gm)
-        self.copies: dict[int, np.ndarray] = {}  # memory id -> its launch-time bytes
+        # memory id -> its launch-time bytes, as the chunks that are not zero
+        self.copies: dict[int, dict[int, np.ndarray]] = {}
         self.lock = threading.Lock()  # cores on threads may write a buffer first together
         live = [(k + 1, b.data) for k, b in enumerate(self.gm) if b is not None]
         self.group = {k: [j for j, other in live if j == k or np.may_share_memory(data, other)]
@@ -77,12 +88,21 @@ class LaunchSnapshot:
         with self.lock:
             for k in self.group.get(mem, ()):
                 if k not in self.copies:
-                    self.copies[k] = self.gm[k - 1].data.copy()
+                    self.copies[k] = _sparse_copy(self.gm[k - 1].data)
 
     def originals(self) -> list[np.ndarray | None]:
         """Every buffer's launch-time bytes (the buffer itself when nothing wrote it)."""
-        return [None if b is None else self.copies.get(k + 1, b.data)
-                for k, b in enumerate(self.gm)]
+        out: list[np.ndarray | None] = []
+        for k, b in enumerate(self.gm):
+            chunks = self.copies.get(k + 1)
+            if b is None or chunks is None:
+                out.append(None if b is None else b.data)
+                continue
+            data = np.zeros(b.nbytes, np.uint8)
+            for i, chunk in chunks.items():
+                data[i:i + chunk.size] = chunk
+            out.append(data)
+        return out
 
     def attach(self, cores: list[CoreState]) -> None:
         """Watch every core's record list from now on (a traced core's list included)."""
