@@ -43,6 +43,7 @@ from .sanitizer import trace as _trace
 from .sanitizer.crosscore import order_findings
 from .sanitizer.offline import analyse_run
 from .sanitizer.report import format_report, root_causes_first
+from .sanitizer.snapshot import LaunchSnapshot
 from .source import cpp_position, short_path
 from .sync import finish_core
 from .syncmode import sync_mode_of
@@ -292,13 +293,16 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             else ())
         for core in cores:
             core.sanitizer = CoreChecker(core, session)
-        snapshot = [None if b is None else b.data.copy() for b in gm]
+    # what the atomic-order re-run starts from (check mode, several cores; copied lazily)
+    snapshot = LaunchSnapshot(gm) if sanitize == "check" and block_dim > 1 else None
     executor = None
     if sanitize == "off" and execution == "deferred":
         executor = Executor(gm_table)
         for core in cores:
             core.batch = Batch(executor, core.ub)
     _trace.attach(cores)
+    if snapshot is not None:
+        snapshot.attach(cores)
     sequence = _order(block_dim, core_order, atomic_order)
     order = [cores[i] for i in sequence]
     start = time.perf_counter()
@@ -326,12 +330,15 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             gc.unfreeze()
             gc.enable()
         _trace.detach(cores)
+        if snapshot is not None:
+            snapshot.detach(cores)
         _emit_logs(cores)
     wall = time.perf_counter() - start
     run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)
     if session is not None:
-        rerun = partial(_atomic_rerun, kernel, block_dim, snapshot, gm, tiling, tiling_key, prof,
-                        threads, sequence)
+        rerun = None if snapshot is None else partial(
+            _atomic_rerun, kernel, block_dim, snapshot, gm, tiling, tiling_key, prof, threads,
+            sequence)
         _sanitize(run, session, rerun)
     return run
 
@@ -361,13 +368,14 @@ def _close(executor: Executor, cores: list[CoreState]) -> None:
             core.batch = None
 
 
-def _atomic_rerun(kernel: Callable[..., Any], block_dim: int, snapshot: list[Any],
+def _atomic_rerun(kernel: Callable[..., Any], block_dim: int, snapshot: LaunchSnapshot,
                   gm: list[GmBuffer | None], tiling: TilingData | None, tiling_key: int | None,
                   prof: HardwareProfile, threads: int, sequence: list[int]) -> list[Any]:
     """The GM bytes after running the kernel again on the original inputs with the reversed
     atomic order (sanitizer off, kernel output not logged)."""
     args = [None if s is None else s.copy().view(b.array.dtype).reshape(b.array.shape)
-            for s, b in zip(snapshot, gm, strict=False)][:len(gm) - (tiling is not None)]
+            for s, b in zip(snapshot.originals(), gm, strict=False)
+            ][:len(gm) - (tiling is not None)]
     was = _KERNEL_LOG.disabled
     _KERNEL_LOG.disabled = True
     try:

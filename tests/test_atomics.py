@@ -242,3 +242,55 @@ def test_atomic_order_is_validated():
     with pytest.raises(ascsim.errors.ParameterError, match="atomic_order"):
         ascsim.launch(reduce_kernel(64), 2, np.zeros(128, np.float32), np.zeros(64, np.float32),
                       atomic_order="random")
+
+
+def test_order_check_reruns_from_the_launch_time_bytes():
+    """The atomic-order re-run starts from GM as it was at launch, although the snapshot of a
+    buffer is taken only when its first write comes (sanitizer/snapshot.py): out starts
+    non-zero, and only the bytes whose float sum depends on the core order differ."""
+    cores, n = 8, 64
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((cores, n)) * 10.0 ** rng.integers(-4, 5, (cores, n))).astype(
+        np.float32)
+    start = rng.standard_normal(n).astype(np.float32)
+    out = start.copy()
+    run = ascsim.launch(reduce_kernel(n), cores, x.reshape(-1).copy(), out, sanitize="check")
+
+    def total(order):
+        acc = start.copy()
+        for c in order:
+            acc = (acc + x[c]).astype(np.float32)
+        return acc.view(np.uint8)
+
+    assert np.array_equal(out.view(np.uint8), total(range(cores)))
+    differ = int((total(range(cores)) != total(range(cores - 1, -1, -1))).sum())
+    order = [f for f in run.findings if f.check == "atomic order sensitivity"]
+    assert differ and order and order[0].message.startswith(f"{differ} byte(s) of GM out ")
+
+
+def test_snapshot_copies_only_written_buffers_and_their_aliases():
+    from ascsim import records as rec
+    from ascsim.memory import GmBuffer
+    from ascsim.registry import by_name
+    from ascsim.sanitizer.snapshot import LaunchSnapshot
+
+    base = np.arange(1, 65, dtype=np.uint8)
+    x, out, other = base[:32], base[16:48], np.zeros(8, np.uint8)  # out overlaps x
+    gm = [GmBuffer(x, "x", 1), GmBuffer(out, "out", 2), GmBuffer(other, "other", 3)]
+    snap = LaunchSnapshot(gm)
+    copy = by_name("DataCopy").id
+    read = rec.copy_row(copy, 2, None, 0, 0, 8, 1, 8, 8, 8, rec.W, 0, 0, 8, 0, 3, 0, 8)
+    write = rec.copy_row(copy, 3, None, 0, 0, 8, 1, 8, 8, 8, rec.W, 2, 0, 8, 0, 0, 0, 8)
+    snap.before_write(read)
+    assert snap.copies == {}
+    snap.before_write(write)
+    assert set(snap.copies) == {1, 2}
+    out[:] = 0
+    kept = snap.originals()
+    assert np.array_equal(kept[0], np.arange(1, 33)) and np.array_equal(kept[1], np.arange(17, 49))
+    assert kept[2] is gm[2].data  # never written: the buffer itself
+    snap.before_write(rec.copy_row(copy, 3, None, 0, 0, 8, 1, 8, 8, 8, rec.W, 3, 0, 8, 0, 0, 0,
+                                   8))
+    assert snap.copies[3] == {}  # all zero: nothing kept
+    other[:] = 5
+    assert np.array_equal(snap.originals()[2], np.zeros(8, np.uint8))

@@ -9,15 +9,18 @@ it prints elements/s for both and the ratio ascsim / numpy (> 1 means ascsim is 
 the aclnn call (`binary_cross_entropy_with_logits_backward`, what a user calls) and for the
 kernel launch alone (`run_kernel`: tiling + the simulated cores, no API casts or copies).
 ascsim runs the real kernel on 48 simulated cores with instruction records on; the jit is
-warmed before timing; each figure is the best of --repeat runs. Machines are shared: compare
-ratios from one run, not absolute numbers across runs. The last column is the ratio of the eager
-executor (`execution="eager"`; the default defers the numba work to a worker thread,
-ascsim/batch.py).
+warmed before timing; each figure is the best of --repeat runs. The last column is the ratio of
+the eager executor (`execution="eager"`; the default defers the numba work to a worker thread,
+ascsim/batch.py). Last, for fp32, the cost of the sanitizer: the aclnn call with
+sanitize="check" next to sanitize="off" (tools/bench_sanitizer.py does this for every op).
+Machines are shared: compare ratios from one run, not absolute numbers across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 from functools import partial
 
 import numpy as np
@@ -85,7 +88,28 @@ def main() -> int:
             case = f"{name} {label} 2^{args.log2n}"
             print(f"{case:<30}{n / t_sim / 1e6:>15.1f}{n / t_np / 1e6:>15.1f}"
                   f"{t_np / t_sim:>8.2f}{t_np / t_eager:>8.2f}")
+        if name == "float32":
+            sanitizer_row = (inputs, _check_cost(inputs, args))
+    inputs, (t_off, t_chk) = sanitizer_row
+    print(f"\ncost of the sanitizer, fp32 aclnn 2^{args.log2n}: off {t_off:.3f} s, check "
+          f"{t_chk:.3f} s, check / off = {t_chk / t_off:.2f}")
     return 0
+
+
+def _check_cost(inputs: tuple[np.ndarray, ...], args: argparse.Namespace
+                ) -> tuple[float, float]:
+    """Best wall times of the aclnn call with sanitize="off" and "check", interleaved so that
+    both see the same machine."""
+    def call(mode: str) -> object:
+        return binary_cross_entropy_with_logits_backward(*inputs, reduction="none",
+                                                         sanitize=mode, threads=args.threads)
+    with contextlib.redirect_stdout(io.StringIO()):  # the (empty) sanitizer reports
+        call("check")  # compile the offline analyses
+        t_off = t_chk = float("inf")
+        for _ in range(max(args.repeat, 3)):
+            t_off = min(t_off, best_of(1, partial(call, "off"))[0])
+            t_chk = min(t_chk, best_of(1, partial(call, "check"))[0])
+    return t_off, t_chk
 
 
 if __name__ == "__main__":

@@ -39,11 +39,25 @@ def _source_size(row: tuple) -> int:
 def pattern_table() -> np.ndarray:
     """[instruction, memory operand] -> access pattern code (passes.PATTERN_CODE; -1 past
     the last operand)."""
-    table = np.full((len(REGISTRY), _MAX_OPERANDS), -1, np.int64)
-    for ins in REGISTRY:
-        for k, op in enumerate(ins.memory_operands):
-            table[ins.id, k] = ps.PATTERN_CODE[op.pattern]
-    return table
+    if _TABLES.get("patterns", (-1,))[0] != len(REGISTRY):  # built again when entries come
+        table = np.full((len(REGISTRY), _MAX_OPERANDS), -1, np.int64)
+        for ins in REGISTRY:
+            for k, op in enumerate(ins.memory_operands):
+                table[ins.id, k] = ps.PATTERN_CODE[op.pattern]
+        _TABLES["patterns"] = (len(REGISTRY), table)
+    return _TABLES["patterns"][1]
+
+
+def _dataflow_table() -> np.ndarray:
+    """instruction id -> its Dataflow class."""
+    if _TABLES.get("dataflow", (-1,))[0] != len(REGISTRY):
+        _TABLES["dataflow"] = (len(REGISTRY), np.array([int(ins.dataflow) for ins in REGISTRY],
+                                                       np.int64))
+    return _TABLES["dataflow"][1]
+
+
+# registry tables, with the registry size they were built for (the registry only grows)
+_TABLES: dict[str, tuple[int, np.ndarray]] = {}
 
 
 @dataclass
@@ -79,7 +93,7 @@ class Encoded:
 def encode_core(core: CoreState) -> Encoded:
     cols = rec.Columns(core.records)
     m = cols.size
-    cls = cols.instruction_table(lambda ins: int(ins.dataflow)) if m else np.zeros(0, np.int64)
+    cls = _dataflow_table()[cols.op] if m else np.zeros(0, np.int64)
     pipe = cols.pipe.copy()
     par = cols.mode
     sync = (cls == ps.C_SET) | (cls == ps.C_WAIT)
