@@ -4,9 +4,10 @@
 the caller's arrays as they are and whose writes, and any other side effect of the kernel's
 Python, stay in the child) and deferred (batch.py) in this process, as asked. It asserts that
 both give the same GM bytes, the same records on every core, the same kernel log and the same
-error (type and message); with `threads` > 1 the records are not compared (cross-core waits
-record the threads' interleaving, which eager runs do not repeat either). tests/conftest.py's `--both-ways` option routes every launch of a
-pytest run through it, so any test kernel checks the deferred executor.
+error (type and message). With `threads` > 1 the records are not compared: cross-core waits
+record the threads' interleaving, which eager runs do not repeat either. tests/conftest.py's
+`--both-ways` option routes every launch of a pytest run through it, so any test kernel checks
+the deferred executor.
 """
 
 from __future__ import annotations
