@@ -296,7 +296,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     # what the atomic-order re-run starts from (check mode, several cores; copied lazily)
     snapshot = LaunchSnapshot(gm) if sanitize == "check" and block_dim > 1 else None
     executor = None
-    if sanitize == "off" and execution == "deferred":
+    if sanitize == "off" and execution == "deferred" and not _trace.reads_memory():
         executor = Executor(gm_table)
         for core in cores:
             core.batch = Batch(executor, core.ub)

@@ -25,7 +25,8 @@ from ..registry import REGISTRY, AccessPattern, Dataflow
 from ..sync import flag_name
 from .snapshot import WatchedRecords
 
-__all__ = ["capture", "attach", "detach", "CapturingRecords", "format_trace", "Capture"]
+__all__ = ["capture", "attach", "detach", "CapturingRecords", "format_trace", "Capture",
+           "reads_memory"]
 
 _local = threading.local()
 
@@ -85,6 +86,13 @@ class CapturingRecords(WatchedRecords):
     def finish(self) -> None:
         if len(self):
             self._snap(len(self) - 1, True)
+
+
+def reads_memory() -> bool:
+    """Whether the next launch captures operand values: its memory must be current after every
+    instruction, so it runs eagerly (batch.py defers the work otherwise)."""
+    spec = getattr(_local, "spec", None)
+    return spec is not None and spec.values > 0
 
 
 def attach(cores: list[CoreState]) -> None:
