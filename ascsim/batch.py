@@ -48,7 +48,7 @@ _BYTE_PTR = types.CPointer(types.uint8)
 ENTRY_SIGNATURE = types.void(_BYTE_PTR, types.int64, _BYTE_PTR, types.int64,
                              types.CPointer(types.int64), types.int64)
 
-# A header is kind << _GM_BITS | GM memory id (0: none); the row follows it.
+# A row's header is kind << _GM_BITS | the memory id of its GM buffer (0: none).
 _GM_BITS = 8
 _GM_MASK = (1 << _GM_BITS) - 1
 # rows per submitted batch: enough that the per-batch cost (a thread hand-over and a numba call,

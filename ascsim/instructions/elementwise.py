@@ -688,6 +688,13 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
         h = headers[op << 8 | dt.code] = kind_of(count_work, (op, dt.code, 0), len(row))
         return h
 
+    def defer(core, op: int, dt: DType, row: tuple) -> None:
+        h = headers.get(op << 8 | dt.code) or header(op, dt, row)
+        if core.stalled:
+            defer_on_pipe(core, pipe_v, h, row)
+        else:
+            core.batch.add(h, row)
+
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
     # the record is one flat tuple, and the compiled loop is called directly.
     if form == "binary":
@@ -731,12 +738,7 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
                 if core.batch is not None:
-                    h = headers.get(op << 8 | dt.code) or header(op, dt, row)
-                    if core.stalled:
-                        defer_on_pipe(core, pipe_v, h, row)
-                    else:
-                        core.batch.add(h, row)
-                    return
+                    return defer(core, op, dt, row)
                 args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
                 ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
@@ -783,12 +785,7 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
                 if core.batch is not None:
-                    h = headers.get(op << 8 | dt.code) or header(op, dt, row)
-                    if core.stalled:
-                        defer_on_pipe(core, pipe_v, h, row)
-                    else:
-                        core.batch.add(h, row)
-                    return
+                    return defer(core, op, dt, row)
                 if has_scalar:
                     args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
