@@ -288,8 +288,8 @@ def _drain(core: CoreState, pipe: int) -> None:
     backlog = core.backlog[pipe]
     while backlog and not core.stalled & (1 << pipe):
         fn, args = backlog.pop(0)
-        if core.batch is not None and fn != core.batch.add:
-            core.batch.sync()  # eager work after deferred work (batch.py)
+        if core.batch is not None and fn not in (core.batch.add, _do_set, _do_wait):
+            core.batch.sync()  # eager work after deferred work (batch.py); flags touch none
         fn(*args)
 
 
