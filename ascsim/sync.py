@@ -314,11 +314,22 @@ def defer_on_pipe(core: CoreState, pipe: int, header: int, row: tuple) -> None:
         core.batch.add(header, row)
 
 
-def defer_row(core: CoreState, pipe: int, ins: Instruction, row: tuple, gm: int = 0) -> None:
+def defer_row(core: CoreState, pipe: int, ins: Instruction, row: tuple, gm: int = 0,
+              key: tuple | None = None) -> None:
     """`defer_on_pipe` for a row whose kind its registry entry's `Work.bind` gives; `gm`: the
-    memory id of the GM buffer the row touches (0: none)."""
-    form, literals = ins.work.bind(row, core.profile)
-    defer_on_pipe(core, pipe, kind_of(ins.work.kernels[form], literals, len(row)) | gm, row)
+    memory id of the GM buffer the row touches (0: none). `key`: every value `Work.bind` reads
+    from the row and the profile, when the caller knows them: the kind is then looked up once
+    per key instead of bound per call."""
+    header = None if key is None else _DEFERRED.get((ins.id, key))
+    if header is None:
+        form, literals = ins.work.bind(row, core.profile)
+        header = kind_of(ins.work.kernels[form], literals, len(row))
+        if key is not None:
+            _DEFERRED[ins.id, key] = header
+    defer_on_pipe(core, pipe, header | gm, row)
+
+
+_DEFERRED: dict[tuple, int] = {}  # (instruction id, key) -> header (defer_row)
 
 
 def set_flag(core: CoreState, event: int, event_id: int, code: CodeType, lasti: int,

@@ -230,7 +230,7 @@ def test_work_held_on_a_stalled_pipe_runs_in_eager_order(both_ways):
     np.testing.assert_array_equal(out, x * np.float32(3))
 
 
-def test_threads_and_core_order_give_the_eager_bits():
+def test_threads_give_the_eager_bits():
     n = 48 * 4096 + 77
     x, dy = _uniform(n, 0, 1, np.float32), _uniform(n, -5, 5, np.float32)
     with execution_mode("eager"):
@@ -285,6 +285,7 @@ def test_the_kind_table_grows_without_losing_kinds():
     addresses, lens = kinds.table
     assert (a, b) == (0, 1) and lens[:2].tolist() == [18, 22]
     assert addresses[0] == batch._KINDS.table[0][batch._KINDS.kind(scalar_count, (1, 2, 0), 18)]
+    assert addresses[1] == batch._KINDS.table[0][batch._KINDS.kind(binary_count, (2, 2, 0), 22)]
     assert kinds.kind(scalar_count, (1, 2, 0), 18) == a
 
 

@@ -39,7 +39,6 @@ from numba import literally, njit, types
 from numba.extending import overload
 
 from .. import records as rec
-from ..batch import kind_of
 from ..core import MEM_UB, PIPE_V
 from ..dtypes import DType, float, half, int32_t, uint8_t
 from ..errors import ParameterError
@@ -68,7 +67,7 @@ from ..registry import (
     Work,
     register,
 )
-from ..sync import defer_on_pipe, defer_row, run_on_pipe
+from ..sync import defer_row, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import (
     MAX_REPEAT_TIMES,
@@ -641,17 +640,8 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
 
 def _defer_count(core, ins, row: tuple) -> None:
     """The deferred count form of Compare/CompareScalar/Select (batch.py). Their `Work.bind`
-    reads only NPARAM (0 here), MODE and DTYPE: the header is cached on those and the row
-    length."""
-    key = (ins.id, row[rec.MODE], row[rec.DTYPE], len(row))
-    h = _headers.get(key)
-    if h is None:
-        form, lits = ins.work.bind(row, core.profile)
-        h = _headers[key] = kind_of(ins.work.kernels[form], lits, len(row))
-    defer_on_pipe(core, PIPE_V, h, row)
-
-
-_headers: dict[tuple[int, int, int, int], int] = {}
+    reads only NPARAM (0 here), MODE and DTYPE."""
+    defer_row(core, PIPE_V, ins, row, key=(row[rec.MODE], row[rec.DTYPE], len(row)))
 
 
 def _run_row(core, ins, row: tuple) -> None:

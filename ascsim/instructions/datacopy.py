@@ -36,7 +36,6 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
-from ..batch import kind_of
 from ..convert import (
     CAST_RINT,
     bf16_bits_to_f32,
@@ -85,7 +84,7 @@ from ..registry import (
     register,
 )
 from ..replay import run_clipped
-from ..sync import defer_on_pipe, run_on_pipe
+from ..sync import defer_row, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import BLOCK_BYTES, as_count, core_of
 
@@ -489,22 +488,14 @@ def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clippe
         ep(*args)
 
 
-# the deferred copies' headers. The copies' `Work.bind` reads only PIPE, MODE and the profile's
-# dummy fill (core.dummy, core.first_element_dummy): the kind is cached on those and the row
-# length
-_headers: dict[tuple, int] = {}
-
-
 def _defer(core: CoreState, ins, pipe: int, row: tuple) -> None:
     """A copy row into the core's batch, with the GM buffer it touches (a copy row has two
-    accesses, dst then src; the UB's memory id is 0, so their sum is the GM buffer's id)."""
-    key = (ins.id, pipe, row[MODE], len(row), core.dummy, core.first_element_dummy)
-    h = _headers.get(key)
-    if h is None:
-        form, lits = ins.work.bind(row, core.profile)
-        h = _headers[key] = kind_of(ins.work.kernels[form], lits, len(row))
+    accesses, dst then src; the UB's memory id is 0, so their sum is the GM buffer's id). The
+    copies' `Work.bind` reads only PIPE, MODE and the profile's dummy fill (core.dummy,
+    core.first_element_dummy)."""
     k = rec.HEADER + row[rec.NPARAM]
-    defer_on_pipe(core, pipe, h | row[k + 1] + row[k + 5], row)
+    defer_row(core, pipe, ins, row, row[k + 1] + row[k + 5],
+              key=(pipe, row[MODE], len(row), core.dummy, core.first_element_dummy))
 
 
 _COPY_EP: list = []                 # the compiled copy_blocks (one signature serves all)

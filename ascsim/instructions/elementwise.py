@@ -992,8 +992,8 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
         row = rec.vector_row1(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                               (nb + 255) >> 8, 0, bits, dst.addr, dst.addr + nb)
         core.records.append(row)
-        if count and core.batch is not None:
-            defer_row(core, PIPE_V, _DUP, row)
+        if count and core.batch is not None:  # Duplicate's bind reads NPARAM (0) and DTYPE
+            defer_row(core, PIPE_V, _DUP, row, key=(dt.code, len(row)))
         elif count:
             args = (dt.code, core.uviews[dt.code], dst.addr >> dt.shift, count, bits)
             ep = _FILL.get(dt.code)
