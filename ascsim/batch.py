@@ -100,8 +100,15 @@ def _load_entry(source: str) -> int:
             os.replace(tmp, path)  # atomic: another process may write the same file
         spec = importlib.util.spec_from_file_location(mod_name, path)
         mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        sys.modules[mod_name] = mod  # keeps the cfunc, and so its address, alive
+        # registered before it runs: numba names the module of what it compiles by looking it
+        # up here, and a cached entry compiled under no name ('<dynamic>') cannot be loaded
+        # back; the entry also keeps the cfunc, and so its address, alive
+        sys.modules[mod_name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[mod_name]
+            raise
     return sys.modules[mod_name].entry.address
 
 
