@@ -282,11 +282,19 @@ def test_the_kind_table_grows_without_losing_kinds():
     from ascsim.instructions.elementwise import binary_count, scalar_count
     a = kinds.kind(scalar_count, (1, 2, 0), 18)
     b = kinds.kind(binary_count, (2, 2, 0), 22)
-    addresses, lens = kinds.table
-    assert (a, b) == (0, 1) and lens[:2].tolist() == [18, 22]
-    assert addresses[0] == batch._KINDS.table[0][batch._KINDS.kind(scalar_count, (1, 2, 0), 18)]
-    assert addresses[1] == batch._KINDS.table[0][batch._KINDS.kind(binary_count, (2, 2, 0), 22)]
+    table = kinds.table
+    assert (a, b) == (0, 1)
+    assert table[:2, 1:].tolist() == [[18, 1, 2, 0], [22, 2, 2, 0]]  # length, literals
+    shared = batch._KINDS.table
+    assert table[0, 0] == shared[batch._KINDS.kind(scalar_count, (1, 2, 0), 18), 0] != 0
+    assert table[1, 0] == shared[batch._KINDS.kind(binary_count, (2, 2, 0), 22), 0] != 0
     assert kinds.kind(scalar_count, (1, 2, 0), 18) == a
+
+
+def test_a_kind_needs_a_row_the_batch_call_can_pass():
+    from ascsim.instructions.elementwise import scalar_count
+    with pytest.raises(ValueError, match="1 to 64 ints"):
+        batch._Kinds().kind(scalar_count, (1, 2, 0), batch.MAX_ROW + 1)
 
 
 def test_the_run_forgets_its_batches():
