@@ -21,13 +21,18 @@ shipped and test kernel both ways).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import importlib
 import queue
 import sys
 import threading
 from collections.abc import Sequence
 from itertools import chain
+from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -36,7 +41,8 @@ from numba.extending import intrinsic
 
 from .workcall import NO_GM, work_signature
 
-__all__ = ["Batch", "Executor", "kind_of", "BATCH_ROWS", "MAX_ROW"]
+__all__ = ["Batch", "Executor", "kind_of", "compile_in_background", "EAGER", "BATCH_ROWS",
+           "MAX_ROW"]
 
 _BYTES = types.Array(types.uint8, 1, "C")
 
@@ -53,6 +59,11 @@ MAX_ROW = 64
 # a kind's columns in the kind table: its entry's address, its row length, its literals
 _ADDRESS, _LEN, _LITERALS = 0, 1, 2
 _COLUMNS = 5
+
+
+# kind_of's answer for a kind that runs eagerly in this process: its work is not compiled yet,
+# and compiles in a background process instead (compile_in_background)
+EAGER = -1
 
 
 def _native_address(kernel: Any, literals: tuple[int, int, int], row_len: int) -> int:
@@ -143,12 +154,15 @@ class _Kinds:
         self.ids: dict[tuple, int] = {}
         self.lock = threading.Lock()
         self.table = np.zeros((capacity, _COLUMNS), np.int64)
+        self.ran = False  # run_batch has run in this process (and so is in the disk cache)
 
     def kind(self, kernel: Any, literals: tuple[int, int, int], row_len: int) -> int:
         key = (kernel, literals, row_len)
         found = self.ids.get(key)
         if found is not None:
             return found
+        if _background is not None and not _background.ready(kernel, literals, row_len):
+            return EAGER
         address = _native_address(kernel, literals, row_len)  # compiles outside the lock
         with self.lock:
             found = self.ids.get(key)
@@ -160,6 +174,7 @@ class _Kinds:
                 table[found] = (address, row_len, *literals)  # no batch refers to it yet
                 self.table = table
                 self.ids[key] = found
+        _mark_compiled(_kind_name(kernel, literals, row_len))
         return found
 
 
@@ -169,9 +184,110 @@ _KINDS = _Kinds()
 def kind_of(kernel: Any, literals: tuple[int, int, int], row_len: int) -> int:
     """The batch header of running rows of `row_len` ints through `kernel` with `literals` (one
     of a registry entry's `Work.kernels`, and the literals its `Work.bind` gives), without its
-    GM memory id: callers or it in (`kind_of(...) | gm`). Compiles the kind's entry on first
-    use."""
-    return _KINDS.kind(kernel, literals, row_len) << _GM_BITS
+    GM memory id: callers or it in (`kind_of(...) | gm`). Compiles the kind's work on first
+    use; EAGER instead, with compile_in_background on, while the work is not in numba's disk
+    cache: the caller then runs the call eagerly (sync.eager_instead)."""
+    kind = _KINDS.kind(kernel, literals, row_len)
+    return EAGER if kind < 0 else kind << _GM_BITS
+
+
+# ---- compiling in the background --------------------------------------------------------------
+# A command's first run after an install would compile every kind's row work (a small function
+# around the loop the eager path compiles anyway: about 0.2 s more per kind) and run_batch
+# (about 1 s). With compile_in_background on, a kind whose work is not in numba's disk cache yet
+# runs eagerly for the rest of the process, and a worker process compiles it into the cache for
+# the next run. Marker files in the cache directory say what is cached: numba has no cheap
+# "is it cached?" query.
+
+_RUN_BATCH = "run_batch"
+_background: _Background | None = None
+
+
+def compile_in_background(on: bool = True) -> None:
+    """Run kinds whose work is not compiled yet eagerly and compile them in a worker process
+    (the `ascsim` command does this: a first run is then about as quick as an eager one), or,
+    with `on=False` (the default state), compile them in this process on first use."""
+    global _background
+    if on and _background is None:
+        _background = _Background()
+    elif not on and _background is not None:
+        _background.close()
+        _background = None
+
+
+def _markers() -> Path | None:
+    return Path(numba.config.CACHE_DIR) / "batch_kinds" if numba.config.CACHE_DIR else None
+
+
+def _kind_name(kernel: Any, literals: tuple[int, int, int], row_len: int) -> str:
+    py = kernel.py_func
+    what = f"{py.__module__}.{py.__qualname__}{literals}{row_len}"
+    return hashlib.sha1(what.encode()).hexdigest()[:20]
+
+
+def _mark_compiled(name: str) -> None:
+    folder = _markers()
+    if folder is None or (folder / name).exists():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).touch()
+    except OSError:
+        pass  # a read-only cache: the next process compiles again
+
+
+class _Background:
+    """The worker process compiling kinds for the next run (`python -m ascsim.prewarm batch`,
+    reading one kind per line on its standard input), and what this process knows is cached."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple, bool] = {}
+        self.worker: Any = None
+
+    def ready(self, kernel: Any, literals: tuple[int, int, int], row_len: int) -> bool:
+        key = (kernel, literals, row_len)
+        found = self.known.get(key)
+        if found is None:
+            folder = _markers()
+            found = folder is not None and (folder / _RUN_BATCH).exists() and \
+                (folder / _kind_name(kernel, literals, row_len)).exists()
+            self.known[key] = found
+            if not found and folder is not None:
+                self._ask(kernel, literals, row_len)
+        return found
+
+    def _ask(self, kernel: Any, literals: tuple[int, int, int], row_len: int) -> None:
+        from . import prewarm
+        if self.worker is None:
+            self.worker = prewarm.serve("batch")
+        if self.worker is not None and self.worker.poll() is None:
+            py = kernel.py_func
+            line = f"{py.__module__} {py.__qualname__} {' '.join(map(str, literals))} {row_len}"
+            try:
+                self.worker.stdin.write(line + "\n")
+                self.worker.stdin.flush()
+            except OSError:
+                pass  # the worker is gone: the kind compiles in a later process
+
+    def close(self) -> None:
+        """Let the worker finish what it was asked, without waiting for it."""
+        if self.worker is not None and self.worker.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.worker.stdin.close()
+
+
+def prewarm() -> None:
+    """The background worker (prewarm.py, group "batch"): compile run_batch, then every kind
+    named on standard input, marking each as cached."""
+    tiny = np.zeros(0, np.int64)
+    run_batch(np.zeros((1, _COLUMNS), np.int64), tiny, tiny, np.zeros(0, np.uint8), tiny, tiny)
+    _mark_compiled(_RUN_BATCH)
+    for line in sys.stdin:
+        module, name, a, b, c, row_len = line.split()
+        kernel = getattr(importlib.import_module(module), name)
+        literals = (int(a), int(b), int(c))
+        _native_address(kernel, literals, int(row_len))
+        _mark_compiled(_kind_name(kernel, literals, int(row_len)))
 
 
 class Executor:
@@ -237,6 +353,9 @@ class Executor:
                 if self._error is None:  # after a failure the rest is not run
                     ran = run_batch(_KINDS.table, self.gm_addresses, self.gm_bytes, ub,
                                     heads, flat)
+                    if not _KINDS.ran:
+                        _KINDS.ran = True
+                        _mark_compiled(_RUN_BATCH)
                     if ran < heads.size:
                         raise RuntimeError(f"batched work raised on row {ran} of a batch "
                                            f"(header {heads[ran]:#x})")

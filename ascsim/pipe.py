@@ -28,7 +28,6 @@ error. (The TPipe destructor's implicit Destroy at kernel end is not simulated.)
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable
 from enum import IntEnum
@@ -39,7 +38,7 @@ from typing import Any
 from numba import njit
 
 from . import records as rec
-from .batch import kind_of
+from .batch import EAGER, kind_of
 from .core import (
     MEM_UB,
     PIPE_ALL,
@@ -80,6 +79,7 @@ from .sync import (
     NUM_EVENT_IDS,
     HardEvent,
     defer_on_pipe,
+    eager_instead,
     record_set,
     record_wait,
 )
@@ -623,11 +623,14 @@ class TQueBind(metaclass=_QueMeta):
                 _release_id(core, event, event_id)
                 self.free_id[i] = -1
         b = self.buffers[i]
-        if core.batch is not None:
-            defer_on_pipe(core, self.fill_pipe, _fill_header(core.dummy, len(row)), row)
+        header = EAGER if core.batch is None else _fill_header(core.dummy, len(row))
+        if header >= 0:
+            defer_on_pipe(core, self.fill_pipe, header, row)
         elif core.stalled & (1 << self.fill_pipe):
             core.backlog[self.fill_pipe].append((_fill, (core, b.start, b.end)))
         else:
+            if core.batch is not None:
+                eager_instead(core, self.fill_pipe)
             _fill(core, b.start, b.end)
         self.state[i] = ALLOCATED
         return LocalTensor(dtype, core, b.start, (b.end - b.start) // dtype.size, b)
@@ -802,11 +805,18 @@ def _fill(core: CoreState, start: int, end: int) -> None:
     core.ub[start:end] = core.dummy
 
 
-@functools.cache
 def _fill_header(dummy: int, row_len: int) -> int:
     """The deferred form of `_fill` (batch.py): AllocTensor's row through its registry work
     (`_bind_alloc`'s form and literals)."""
-    return kind_of(fill_buffer, (dummy, 0, 0), row_len)
+    h = _FILL_HEADERS.get((dummy, row_len))
+    if h is None:
+        h = kind_of(fill_buffer, (dummy, 0, 0), row_len)
+        if h >= 0:  # EAGER is asked again: compile_in_background may be switched off
+            _FILL_HEADERS[dummy, row_len] = h
+    return h
+
+
+_FILL_HEADERS: dict[tuple[int, int], int] = {}
 
 
 def _lowest_free(held: int) -> int:

@@ -5,8 +5,9 @@ then loads from it instead of compiling.
 numba compiles under one global lock, so threads cannot overlap two compiles; processes can.
 `start(group)` launches `python -m ascsim.prewarm <group>` unless a marker in the cache
 directory says the group is cached already; `wait(group)` blocks until that worker has ended.
-A worker that fails, or cannot start, costs nothing but time: the command compiles in-process
-as it would without one.
+`serve(group)` launches a worker that also reads requests on its standard input (the batch
+kinds of batch.compile_in_background). A worker that fails, or cannot start, costs nothing but
+time: the command compiles in-process as it would without one.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import numba
 
 from . import _numba_cache  # noqa: F401  (the cache directory, before any compile)
 
-__all__ = ["GROUPS", "start", "wait", "marker"]
+__all__ = ["GROUPS", "start", "serve", "wait", "marker"]
 
 # group -> the module whose `prewarm()` compiles it (with the signatures its callers use)
-GROUPS = {"timing": "ascsim.timing.schedule"}
+GROUPS = {"timing": "ascsim.timing.schedule", "batch": "ascsim.batch"}
 
 _workers: dict[str, subprocess.Popen] = {}
 
@@ -38,15 +39,27 @@ def start(group: str) -> None:
     """Compile `group` in a worker process, unless it is cached or a worker already runs."""
     if group in _workers or not numba.config.CACHE_DIR or marker(group).exists():
         return
+    worker = _spawn(group, subprocess.DEVNULL)
+    if worker is not None:
+        _workers[group] = worker
+
+
+def serve(group: str) -> subprocess.Popen | None:
+    """A worker for `group` that reads its requests from its standard input (a text pipe: the
+    caller writes lines and closes it when done), or None if it cannot start."""
+    return _spawn(group, subprocess.PIPE)
+
+
+def _spawn(group: str, stdin: int) -> subprocess.Popen | None:
     root = str(Path(__file__).resolve().parent.parent)  # the worker imports this same ascsim
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (root, os.environ.get("PYTHONPATH")) if p)}
     try:
-        _workers[group] = subprocess.Popen(
-            [sys.executable, "-m", "ascsim.prewarm", group], env=env, cwd=root,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return subprocess.Popen([sys.executable, "-m", "ascsim.prewarm", group], env=env,
+                                cwd=root, stdin=stdin, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, text=True)
     except OSError:
-        pass
+        return None
 
 
 def wait(group: str) -> None:

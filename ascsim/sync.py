@@ -47,7 +47,7 @@ __all__ = ["HardEvent", "SetFlag", "WaitFlag", "PipeBarrier", "event_t", "pipe_t
            "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL",
            "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5",
            "EVENT_ID6", "EVENT_ID7", "set_flag", "wait_flag", "finish_core", "flag_name",
-           "run_on_pipe", "defer_on_pipe", "defer_row",
+           "run_on_pipe", "defer_on_pipe", "defer_row", "eager_instead",
            "EVENT_PIPES"]
 
 
@@ -315,18 +315,32 @@ def defer_on_pipe(core: CoreState, pipe: int, header: int, row: tuple) -> None:
 
 
 def defer_row(core: CoreState, pipe: int, ins: Instruction, row: tuple, gm: int = 0,
-              key: tuple | None = None) -> None:
+              key: tuple | None = None) -> bool:
     """`defer_on_pipe` for a row whose kind its registry entry's `Work.bind` gives; `gm`: the
     memory id of the GM buffer the row touches (0: none). `key`: every value `Work.bind` reads
     from the row and the profile, when the caller knows them: the kind is then looked up once
-    per key instead of bound per call."""
+    per key instead of bound per call. False, having deferred nothing, when the kind runs
+    eagerly (batch.EAGER; see `eager_instead`): the caller then runs the work itself."""
     header = None if key is None else _DEFERRED.get((ins.id, key))
     if header is None:
         form, literals = ins.work.bind(row, core.profile)
         header = kind_of(ins.work.kernels[form], literals, len(row))
-        if key is not None:
+        if key is not None and header >= 0:  # EAGER is asked again (batch.py)
             _DEFERRED[ins.id, key] = header
+    if header < 0:
+        return eager_instead(core, pipe)
     defer_on_pipe(core, pipe, header | gm, row)
+    return True
+
+
+def eager_instead(core: CoreState, pipe: int) -> bool:
+    """Before a call whose kind runs eagerly in a deferring core (batch.EAGER: its work is not
+    compiled yet) runs its work itself: the deferred work added so far runs first, unless `pipe`
+    is stalled (its backlog then runs the eager work after it). Returns False (nothing was
+    deferred)."""
+    if not core.stalled & (1 << pipe):
+        core.batch.sync()
+    return False
 
 
 _DEFERRED: dict[tuple, int] = {}  # (instruction id, key) -> header (defer_row)

@@ -308,3 +308,87 @@ def test_execution_must_be_named():
     with pytest.raises(ascsim.errors.ParameterError, match="execution"):
         ascsim.launch(_scale_kernel, 1, np.zeros(256, np.float32), np.zeros(256, np.float32),
                       execution="lazy")
+
+
+# ---- kinds compiled in the background (the `ascsim` command) ----------------------------------
+
+_MIXED = """
+import numpy as np
+import ascsim.batch as batch
+from ascsim.runtime import execution_mode
+from kernels_py.logit_grad import logit_grad
+from kernels_py.sigmoid_cross_entropy_with_logits_grad_v2 import (
+    binary_cross_entropy_with_logits_backward as sce)
+
+
+class EveryOther(batch._Background):
+    '''Every other kind met is "not compiled yet"; no worker.'''
+    def ready(self, kernel, literals, row_len):
+        key = (kernel, literals, row_len)
+        if key not in self.known:
+            self.known[key] = len(self.known) % 2 == 0
+        return self.known[key]
+
+    def _ask(self, *kind):
+        raise AssertionError("asked")
+
+
+batch._background = EveryOther()
+rng = np.random.default_rng(3)
+for dtype in (np.float32, np.float16):
+    x = rng.uniform(0.01, 0.99, 70000).astype(dtype)
+    y = rng.uniform(-2, 2, 70000).astype(dtype)
+    with execution_mode("eager"):
+        want = [logit_grad(x, y, -1.0, return_run=True),
+                sce(y, y, x, reduction="none", return_run=True)]
+    got = [logit_grad(x, y, -1.0, return_run=True),
+           sce(y, y, x, reduction="none", return_run=True)]
+    for (w, wrun), (g, grun) in zip(want, got):
+        assert w.tobytes() == g.tobytes()
+        assert [c.records for c in wrun.cores] == [c.records for c in grun.cores]
+known = batch._background.known.values()
+assert any(known) and not all(known), batch._background.known
+print("ok", sum(known), "deferred kinds,", len(known) - sum(known), "eager")
+"""
+
+
+def test_kinds_not_compiled_yet_run_eagerly_with_the_same_bits():
+    """compile_in_background: a kind whose work is not cached runs eagerly in a deferring core
+    (after the work deferred before it). Every other kind eager, in a fresh process (the call
+    sites keep the headers of the process's kinds)."""
+    done = subprocess.run([sys.executable, "-c", _MIXED], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert done.stdout.startswith("ok")
+
+
+_FIRST_RUN = """
+import sys
+import numpy as np
+import ascsim.batch as batch
+from kernels_py.logit_grad import logit_grad
+
+batch.compile_in_background()
+x = np.linspace(0.01, 0.99, 4096, dtype=np.float32)
+out, run = logit_grad(x, x, -1.0, return_run=True)
+x64 = x.astype(np.float64)
+assert np.allclose(out, x64 / (x64 * (1 - x64)), rtol=1e-5)
+bg = batch._background
+print(sum(bg.known.values()), len(bg.known))
+if bg.worker is not None:
+    bg.close()
+    assert bg.worker.wait(timeout=600) == 0
+"""
+
+
+def test_the_first_run_compiles_in_the_background(tmp_path):
+    """With a fresh cache, every kind runs eagerly and a worker process compiles them; the
+    next process finds them cached and defers them all."""
+    env = {**os.environ, "ASCSIM_CACHE_DIR": str(tmp_path)}
+    first, second = (subprocess.run([sys.executable, "-c", _FIRST_RUN], cwd=ROOT, env=env,
+                                    capture_output=True, text=True) for _ in range(2))
+    assert first.returncode == 0, first.stderr[-3000:]
+    ready, kinds = map(int, first.stdout.split())
+    assert kinds > 0 and ready == 0
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert second.stdout.split() == [str(kinds), str(kinds)]

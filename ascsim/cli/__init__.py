@@ -23,7 +23,7 @@ import signal
 import sys
 from collections.abc import Iterator
 
-from .. import progress
+from .. import batch, progress
 from ..errors import AscsimError, SimulationError
 from ._options import attach_operator
 
@@ -100,9 +100,13 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 
 
 def main(argv: list[str] | None = None) -> int:
-    if argv is None and hasattr(signal, "SIGPIPE"):
+    if argv is None:
         # as a command: `ascsim ... | head` ends quietly, like other tools
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        if hasattr(signal, "SIGPIPE"):
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        # and its first run after an install runs what is not compiled yet eagerly, while a
+        # worker compiles it for the next run (batch.py)
+        batch.compile_in_background()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     name = _command(parser, argv)[0] or ""

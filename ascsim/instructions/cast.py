@@ -84,7 +84,7 @@ from ..registry import (
     Work,
     register,
 )
-from ..sync import defer_on_pipe, defer_row, run_on_pipe
+from ..sync import defer_on_pipe, defer_row, eager_instead, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import (
     MAX_REPEAT_TIMES,
@@ -415,7 +415,9 @@ _headers: dict[tuple[int, int, int], int] = {}
 
 
 def _header(key: tuple[int, int, int], row_len: int) -> int:
-    h = _headers[key] = kind_of(cast_count, key, row_len)
+    h = kind_of(cast_count, key, row_len)
+    if h >= 0:  # EAGER is asked again: compile_in_background may be switched off
+        _headers[key] = h
     return h
 
 
@@ -494,11 +496,13 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
     key = (sdt.code, ddt.code, flags)
     if core.batch is not None:  # deferred (batch.py): the count work with `_bind`'s literals
         h = _headers.get(key) or _header(key, len(row))
-        if core.stalled:
-            defer_on_pipe(core, PIPE_V, h, row)
-        else:
-            core.batch.add(h, row)
-        return
+        if h >= 0:
+            if core.stalled:
+                defer_on_pipe(core, PIPE_V, h, row)
+            else:
+                core.batch.add(h, row)
+            return
+        eager_instead(core, PIPE_V)
     args = (sdt.code, ddt.code, flags, core.views[ddt.code], d >> ddt.shift,
             core.views[sdt.code], s >> sdt.shift, count, int(roundMode), deq)
     ep = _entries.get(key)
@@ -599,8 +603,8 @@ def _cast_level0(dst: LocalTensor, src: LocalTensor, roundMode: object, rest: tu
                  for i, (_, t, _) in enumerate(operands)]
         check_overlap(core, f, "Cast", repeat, d, rep[0] * 32, width[0], d + ext[0], s,
                       rep[1] * 32, width[1], s + ext[1])
-    if core.batch is not None:
-        return defer_row(core, PIPE_V, _CAST, row)
+    if core.batch is not None and defer_row(core, PIPE_V, _CAST, row):
+        return
     form, lits = _CAST.work.bind(row, core.profile)
     ep = _CAST.work.entry(form, lits, len(row))
     run_on_pipe(core, PIPE_V, ep, (*lits, core.ub, NO_GM, rec.program_row(row)))

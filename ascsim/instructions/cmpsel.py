@@ -528,8 +528,8 @@ def _compare(name: str, ins, dst: LocalTensor, src0: LocalTensor, other, cmpMode
     core.records.append(row)
     if not n:
         return
-    if core.batch is not None:
-        return _defer_count(core, ins, row)
+    if core.batch is not None and _defer_count(core, ins, row):
+        return
     args = (m, dt.code, int(use_scalar), core.ub, core.views[dt.code], d, a >> dt.shift,
             b >> dt.shift, bits, count)
     run_on_pipe(core, PIPE_V, _entry(compare_loop, args), args)
@@ -615,8 +615,8 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
                              (nb + 255) >> 8, int(mode), 0, d, d + nb, tmp, tmp + tmp_bytes, m,
                              m + mask_bytes, a, a + nb, b, b + nb)
     core.records.append(row)
-    if core.batch is not None:
-        return _defer_count(core, _SELECT, row)
+    if core.batch is not None and _defer_count(core, _SELECT, row):
+        return
     if core.sanitizer is not None:
         # sources partially overlapping dst are read as snapshots, as by the other vector
         # instructions; the sanitizer reports them
@@ -638,15 +638,15 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
 
 # ---- the level-0 form -------------------------------------------------------------------------
 
-def _defer_count(core, ins, row: tuple) -> None:
-    """The deferred count form of Compare/CompareScalar/Select (batch.py). Their `Work.bind`
-    reads only NPARAM (0 here), MODE and DTYPE."""
-    defer_row(core, PIPE_V, ins, row, key=(row[rec.MODE], row[rec.DTYPE], len(row)))
+def _defer_count(core, ins, row: tuple) -> bool:
+    """The deferred count form of Compare/CompareScalar/Select (batch.py; `defer_row`). Their
+    `Work.bind` reads only NPARAM (0 here), MODE and DTYPE."""
+    return defer_row(core, PIPE_V, ins, row, key=(row[rec.MODE], row[rec.DTYPE], len(row)))
 
 
 def _run_row(core, ins, row: tuple) -> None:
-    if core.batch is not None:
-        return defer_row(core, PIPE_V, ins, row)
+    if core.batch is not None and defer_row(core, PIPE_V, ins, row):
+        return
     form, lits = ins.work.bind(row, core.profile)
     ep = ins.work.entry(form, lits, len(row))
     run_on_pipe(core, PIPE_V, ep, (*lits, core.ub, NO_GM, rec.program_row(row)))

@@ -476,8 +476,8 @@ def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clippe
     work through `run_clipped` when some of its bytes lie outside their memory; in the fast
     mode, deferred (batch.py)."""
     core.records.append(row)
-    if core.batch is not None and not clipped:
-        return _defer(core, ins, pipe, row)
+    if core.batch is not None and not clipped and _defer(core, ins, pipe, row):
+        return
     if clipped:
         form, literals = ins.work.bind(row, core.profile)
         work = ins.work.entry(form, literals, len(row))
@@ -488,14 +488,14 @@ def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clippe
         ep(*args)
 
 
-def _defer(core: CoreState, ins, pipe: int, row: tuple) -> None:
+def _defer(core: CoreState, ins, pipe: int, row: tuple) -> bool:
     """A copy row into the core's batch, with the GM buffer it touches (a copy row has two
-    accesses, dst then src; the UB's memory id is 0, so their sum is the GM buffer's id). The
-    copies' `Work.bind` reads only PIPE, MODE and the profile's dummy fill (core.dummy,
-    core.first_element_dummy)."""
+    accesses, dst then src; the UB's memory id is 0, so their sum is the GM buffer's id); False
+    when its kind runs eagerly (`defer_row`). The copies' `Work.bind` reads only PIPE, MODE and
+    the profile's dummy fill (core.dummy, core.first_element_dummy)."""
     k = rec.HEADER + row[rec.NPARAM]
-    defer_row(core, pipe, ins, row, row[k + 1] + row[k + 5],
-              key=(pipe, row[MODE], len(row), core.dummy, core.first_element_dummy))
+    return defer_row(core, pipe, ins, row, row[k + 1] + row[k + 5],
+                     key=(pipe, row[MODE], len(row), core.dummy, core.first_element_dummy))
 
 
 _COPY_EP: list = []                 # the compiled copy_blocks (one signature serves all)
@@ -538,8 +538,9 @@ def _atomic_store(core: CoreState, ins, gm: np.ndarray, row: tuple, clipped: boo
         run_on_pipe(core, PIPE_MTE3, run_clipped, (work, (0, 0, 0), core.ub, gm, row,
                                                    core.dummy))
         return
-    if core.batch is not None:  # batches run in capture order: the atomic order is kept
-        return _defer(core, ins, PIPE_MTE3, row)
+    # batches run in capture order: the atomic order is kept
+    if core.batch is not None and _defer(core, ins, PIPE_MTE3, row):
+        return
     aargs = (op, dt.code) + args
     if not _ATOMIC_EP:
         _ATOMIC_EP.append(compile_loop(atomic_blocks, aargs, 0))
@@ -695,9 +696,9 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                           count * blen // dt.size, count, blen, spitch, dpitch, left, right,
                           padded, int(pad.isPad), pad_bits, W | strided, MEM_UB, d, d + span_d,
                           strided, buf.mem_id, s, s + span_s)
-        if core.batch is not None and not clipped:
-            core.records.append(row)
-            return _defer(core, COPY_PAD, PIPE_MTE2, row)
+        if core.batch is not None and not clipped and _defer(core, COPY_PAD, PIPE_MTE2, row):
+            core.records.append(row)  # else _execute appends it
+            return
         first = core.first_element_dummy
         args = (core.dummy, first, core.ub, d, dpitch, buf.data, s, spitch, blen, count,
                 left, right, padded, pad.isPad, pad_bits, dt.size)
@@ -727,9 +728,10 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                        count * blen // dt.size, count, blen, spitch, dpitch, W | strided,
                        buf.mem_id, d, d + span_d, strided, MEM_UB, a, a + span_s)
     atomic = core.xcore is not None and core.xcore.atomic is not None
-    if core.batch is not None and not clipped and not atomic:
-        core.records.append(row)
-        return _defer(core, COPY_PAD, PIPE_MTE3, row)
+    if core.batch is not None and not clipped and not atomic and \
+            _defer(core, COPY_PAD, PIPE_MTE3, row):
+        core.records.append(row)  # else _execute or _atomic_store appends it
+        return
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
     if atomic:
         return _atomic_store(core, COPY_PAD, buf.data, row, clipped, args, f)

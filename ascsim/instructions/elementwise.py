@@ -65,7 +65,7 @@ from ..registry import (
     Work,
     register,
 )
-from ..sync import defer_on_pipe, defer_row, run_on_pipe
+from ..sync import defer_on_pipe, defer_row, eager_instead, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from . import numerics
 from .common import (
@@ -635,10 +635,11 @@ def _run_row(core, work: Work, form: str, literals: tuple[int, int, int], row: t
     after the vector pipe's stall; deferred in the fast mode (batch.py). The repeat forms go
     this way: their rarity does not pay for an unpacked loop."""
     if core.batch is not None:
-        defer_on_pipe(core, PIPE_V, kind_of(work.kernels[form], literals, len(row)), row)
-    else:
-        run_on_pipe(core, PIPE_V, work.entry(form, literals, len(row)),
-                    (*literals, core.ub, NO_GM, rec.program_row(row)))
+        header = kind_of(work.kernels[form], literals, len(row))
+        if header >= 0:
+            return defer_on_pipe(core, PIPE_V, header, row)
+    run_on_pipe(core, PIPE_V, work.entry(form, literals, len(row)),
+                (*literals, core.ub, NO_GM, rec.program_row(row)))
 
 
 _LOOPS = {"unary": unary_loop, "scalar": scalar_loop, "binary": binary_loop}
@@ -685,15 +686,20 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
     count_work = work.kernels["count"]
 
     def header(op: int, dt: DType, row: tuple) -> int:
-        h = headers[op << 8 | dt.code] = kind_of(count_work, (op, dt.code, 0), len(row))
+        h = kind_of(count_work, (op, dt.code, 0), len(row))
+        if h >= 0:  # EAGER is asked again: compile_in_background may be switched off
+            headers[op << 8 | dt.code] = h
         return h
 
-    def defer(core, op: int, dt: DType, row: tuple) -> None:
+    def defer(core, op: int, dt: DType, row: tuple) -> bool:
         h = headers.get(op << 8 | dt.code) or header(op, dt, row)
+        if h < 0:
+            return eager_instead(core, pipe_v)
         if core.stalled:
             defer_on_pipe(core, pipe_v, h, row)
         else:
             core.batch.add(h, row)
+        return True
 
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
     # the record is one flat tuple, and the compiled loop is called directly.
@@ -737,8 +743,8 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None:
-                    return defer(core, op, dt, row)
+                if core.batch is not None and defer(core, op, dt, row):
+                    return
                 args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
                 ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
@@ -784,8 +790,8 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None:
-                    return defer(core, op, dt, row)
+                if core.batch is not None and defer(core, op, dt, row):
+                    return
                 if has_scalar:
                     args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
@@ -992,9 +998,9 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
         row = rec.vector_row1(_DUP.id, PIPE_V, f.f_code, f.f_lasti, dt.code, count,
                               (nb + 255) >> 8, 0, bits, dst.addr, dst.addr + nb)
         core.records.append(row)
-        if count and core.batch is not None:  # Duplicate's bind reads NPARAM (0) and DTYPE
-            defer_row(core, PIPE_V, _DUP, row, key=(dt.code, len(row)))
-        elif count:
+        # Duplicate's bind reads NPARAM (0) and DTYPE
+        if count and not (core.batch is not None and
+                          defer_row(core, PIPE_V, _DUP, row, key=(dt.code, len(row)))):
             args = (dt.code, core.uviews[dt.code], dst.addr >> dt.shift, count, bits)
             ep = _FILL.get(dt.code)
             if ep is None:
