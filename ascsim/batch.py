@@ -191,6 +191,24 @@ def kind_of(kernel: Any, literals: tuple[int, int, int], row_len: int) -> int:
     return EAGER if kind < 0 else kind << _GM_BITS
 
 
+def kinds_since(first: int) -> list[tuple[str, str, tuple[int, int, int], int]]:
+    """The kinds this process has made from slot `first` on, as (module, function name,
+    literals, row length): what `load_kinds` takes in another process (forked.py)."""
+    return [(k.py_func.__module__, k.py_func.__qualname__, literals, row_len)
+            for (k, literals, row_len), slot in list(_KINDS.ids.items()) if slot >= first]
+
+
+def kind_count() -> int:
+    return len(_KINDS.ids)
+
+
+def load_kinds(kinds: Sequence[tuple[str, str, tuple[int, int, int], int]]) -> None:
+    """Make these kinds here (compiled, or loaded from numba's disk cache), so that processes
+    forked later have them."""
+    for module, name, literals, row_len in kinds:
+        _KINDS.kind(getattr(importlib.import_module(module), name), tuple(literals), row_len)
+
+
 # ---- compiling in the background --------------------------------------------------------------
 # A command's first run after an install would compile every kind's row work (a small function
 # around the loop the eager path compiles anyway: about 0.2 s more per kind) and run_batch

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -122,12 +123,18 @@ def settle_memory(core: CoreState | None) -> None:
         core.batch.sync()
 
 
-def new_ubs(profile: HardwareProfile, count: int) -> list[np.ndarray]:
+def new_ubs(profile: HardwareProfile, count: int,
+            allocate: Callable[[int], np.ndarray] | None = None) -> list[np.ndarray]:
     """`count` Unified Buffers filled with the dummy byte, cut from one allocation: one large
     block is faulted in far faster than many small ones (the OS can back it with huge pages),
-    which matters for a 48-core launch."""
+    which matters for a 48-core launch. `allocate(nbytes)`: where the block lives (default:
+    a numpy array)."""
     size = profile.ub_bytes
-    block = np.full(count * size, dummy_byte(profile), dtype=np.uint8)
+    if allocate is None:
+        block = np.full(count * size, dummy_byte(profile), dtype=np.uint8)
+    else:
+        block = allocate(count * size)
+        block[:] = dummy_byte(profile)
     return [block[i * size:(i + 1) * size] for i in range(count)]
 
 

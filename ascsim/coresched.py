@@ -28,6 +28,7 @@ from typing import Any
 from .core import CoreState, settle_memory
 from .errors import DeadlockError
 from .faults import abort
+from .forked import NeedsOneProcess
 from .source import describe_position
 
 __all__ = ["CoreScheduler", "Cancelled"]
@@ -70,6 +71,21 @@ class CoreScheduler:
         self.cancel = False
         self.errors: dict[int, BaseException] = {}
         self.threads: list[threading.Thread] = []
+        self.share: list[int] | None = None  # run only these cores (forked.py)
+
+    def keep_only(self, share: list[int]) -> None:
+        """Run only the cores of `share` (a forked launch's share, forked.py): the others
+        count as ended, and a cross-core point raises NeedsOneProcess."""
+        keep = set(share)
+        for c in range(self.n):
+            if c not in keep:
+                self.state[c] = DONE
+                self.ndone += 1
+        self.order = [c for c in self.order if c in keep] + \
+            [c for c in self.order if c not in keep]
+        for i, c in enumerate(self.order):
+            self.rank[c] = i
+        self.share = share
 
     # -- running --
 
@@ -194,6 +210,8 @@ class CoreScheduler:
         """A cross-core point of `core`: `arrive()` (its effect on the shared state), then
         wait for `ready()`, then `resume()`; all under the scheduler's lock."""
         c = core.block_idx
+        if self.share is not None:
+            raise NeedsOneProcess(f"{what}: the other cores run in other processes")
         settle_memory(core)  # what the core wrote is in memory before others look at it
         with self.lock:
             if arrive is not None:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import progress, records
+from . import forked, progress, records
 from .batch import Batch, Executor
 from .core import PIPE_NAMES, CoreState, bind_core, new_ubs
 from .coresched import CoreScheduler
@@ -53,7 +53,7 @@ from .timing import profile_run
 if TYPE_CHECKING:
     from .timing import Timeline
 
-__all__ = ["launch", "Run", "execution_mode"]
+__all__ = ["launch", "Run", "execution_mode", "worker_processes"]
 
 _ASCSIM_DIR = __file__.rsplit("/", 1)[0]
 _KERNEL_LOG = logging.getLogger("ascsim.kernel")
@@ -73,6 +73,7 @@ class Run:
     tiling_key: int | None
     wall_seconds: float
     findings: list[Any] = field(default_factory=list)
+    processes: int = 1  # the processes that ran the cores (launch's `workers`, forked.py)
 
     def records(self, core: int) -> list[tuple]:
         """The record rows of one core, in issue order (records.py has the schema)."""
@@ -161,6 +162,15 @@ def _run_core(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> N
         core.owned.clear()
 
 
+def _run_share(scheduler: CoreScheduler, share: list[int]) -> None:
+    scheduler.keep_only(share)
+    scheduler.run()
+
+
+def _nothing() -> None:
+    pass
+
+
 def _run_core_ticking(run_core: Callable[[CoreState], None], tick: Callable[[], None],
                       core: CoreState) -> None:
     try:
@@ -229,7 +239,8 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
            profile: str | HardwareProfile | None = None, sanitize: str = "off",
            threads: int = 1, core_order: str = "forward",
            outputs: Sequence[int] | None = None, atomic_order: str = "core",
-           workspace: int | None = None, execution: str | None = None) -> Run:
+           workspace: int | None = None, execution: str | None = None,
+           workers: int | None = None) -> Run:
     """Run `kernel(*gm_args, tiling)` on `block_dim` simulated AI Vector cores.
 
     `gm_args` are numpy arrays (C-contiguous; outputs are written in place) or None for an
@@ -251,7 +262,11 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     sanitize="off", "deferred" (the default) runs the instructions' numba work in batches on a
     worker thread (batch.py) and "eager" runs each call's work before the call returns; both
     give the same outputs and records. None: what `execution_mode` set (default "deferred",
-    or the environment variable ASCSIM_EXECUTION). In check mode a run
+    or the environment variable ASCSIM_EXECUTION). `workers=N` (fast mode, POSIX): the cores
+    run in N processes, forked for the launch, with the bits and records of one process; a
+    launch whose shares of the cores are not independent (cross-core points, GM bytes shared,
+    an error) runs again in one process (forked.py). None: what `worker_processes` set (default
+    1, or the environment variable ASCSIM_WORKERS). In check mode a run
     whose GM was written by atomics is re-run with the opposite atomic order, and output bytes
     that differ are reported (float atomics are order-sensitive).
     """
@@ -280,7 +295,14 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         gm.append(tbuf)
         args.append(tbuf)
     gm_table: list[Any] = [None, *gm]  # memory id k -> buffer (0 is UB)
-    ubs = new_ubs(prof, block_dim)
+    sequence = _order(block_dim, core_order, atomic_order)
+    if workers is None:
+        workers = _WORKERS.get() or int(os.environ.get("ASCSIM_WORKERS") or 1)
+    shares = None
+    if (int(workers) > 1 and block_dim > 1 and sanitize == "off" and forked.available()
+            and not _trace.capturing()):
+        shares = forked.split(sequence, int(workers))
+    ubs = new_ubs(prof, block_dim, forked.shared_bytes if shares else None)
     cores = [CoreState(b, block_dim, prof, gm_table, tiling_key, ubs[b])
              for b in range(block_dim)]
     name = getattr(kernel, "__name__", str(kernel))
@@ -303,13 +325,13 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     _trace.attach(cores)
     if snapshot is not None:
         snapshot.attach(cores)
-    sequence = _order(block_dim, core_order, atomic_order)
     order = [cores[i] for i in sequence]
     start = time.perf_counter()
     # The records are tens of thousands of small tuples: the cyclic GC would rescan them again
     # and again while they grow. Nothing a kernel creates needs cycle collection meanwhile.
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    stands = True  # a forked launch's shares were independent (else it runs again)
     try:
         run_core = partial(_run_core, kernel, args)
         with contextlib.ExitStack() as stack:
@@ -318,7 +340,12 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
                 run_core = partial(_run_core_ticking, run_core, tick)
             scheduler = CoreScheduler(cores, [c.block_idx for c in order], threads, run_core)
             attach(cores, scheduler)
-            scheduler.run()
+            if shares is None:
+                scheduler.run()
+            else:
+                stands = forked.run_shares(
+                    partial(_run_share, scheduler), shares, cores, gm,
+                    partial(_close, executor, cores) if executor is not None else _nothing)
     finally:
         if executor is not None:
             _close(executor, cores)
@@ -332,9 +359,16 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         _trace.detach(cores)
         if snapshot is not None:
             snapshot.detach(cores)
-        _emit_logs(cores)
+        if stands:
+            _emit_logs(cores)
+    if not stands:  # the shares were not independent: the launch runs in one process
+        return launch(kernel, block_dim, *gm_args, tiling=tiling, tiling_key=tiling_key,
+                      profile=prof, sanitize=sanitize, threads=threads, core_order=core_order,
+                      outputs=outputs, atomic_order=atomic_order, workspace=workspace,
+                      execution=execution, workers=1)
     wall = time.perf_counter() - start
-    run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)
+    run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall,
+              processes=1 if shares is None else len(shares))
     if session is not None:
         rerun = None if snapshot is None else partial(
             _atomic_rerun, kernel, block_dim, snapshot, gm, tiling, tiling_key, prof, threads,
@@ -356,6 +390,20 @@ def execution_mode(mode: str) -> Iterator[None]:
         yield
     finally:
         _EXECUTION.reset(token)
+
+
+_WORKERS: contextvars.ContextVar[int | None] = contextvars.ContextVar("workers", default=None)
+
+
+@contextlib.contextmanager
+def worker_processes(n: int) -> Iterator[None]:
+    """Launches inside the block (on this thread) run with `workers=n` unless they say
+    otherwise (see `launch`)."""
+    token = _WORKERS.set(max(1, int(n)))
+    try:
+        yield
+    finally:
+        _WORKERS.reset(token)
 
 
 def _close(executor: Executor, cores: list[CoreState]) -> None:

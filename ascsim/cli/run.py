@@ -15,6 +15,7 @@ from .. import prewarm
 from ..compare import INF_DISTANCE, first_mismatch, ulp_distance
 from ..errors import UsageError
 from ..operator import Operator, parse_shape
+from ..runtime import worker_processes
 from ._options import add_operator_argument, option_values
 
 
@@ -53,6 +54,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, help="hardware profile name or TOML file")
     p.add_argument("--threads", type=positive_int, default=1,
                    help="host threads for the cores (>= 1)")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="host processes tracing the cores (>= 1; the fast mode, on POSIX; a "
+                        "launch whose cores interact runs in one)")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -82,10 +86,11 @@ def run_and_report(args: argparse.Namespace, **device: Any) -> tuple:
     """Run the op (once to warm the jit, once timed), print what the cores did and how the
     result compares with the op's numpy model. Returns (run, mismatch)."""
     op, shape, dtype, inputs, options = prepare(args)
-    op.run(inputs, options, **device)  # compile and warm the numba kernels
-    start = time.perf_counter()
-    out, run = op.run(inputs, options, **device)
-    seconds = time.perf_counter() - start
+    with worker_processes(getattr(args, "workers", 1)):
+        op.run(inputs, options, **device)  # compile and warm the numba kernels
+        start = time.perf_counter()
+        out, run = op.run(inputs, options, **device)
+        seconds = time.perf_counter() - start
     expected = op.model(inputs, options)
     d = ulp_distance(np.asarray(out), expected)
     worst = int(d.max()) if d.size else 0
@@ -95,7 +100,8 @@ def run_and_report(args: argparse.Namespace, **device: Any) -> tuple:
         print("  empty input: nothing launched")
     else:
         print(f"  profile      {run.profile.name}")
-        print(f"  cores        {run.block_dim} (block_dim)")
+        traced = f", traced in {run.processes} processes" if run.processes > 1 else ""
+        print(f"  cores        {run.block_dim} (block_dim){traced}")
         if op.tiles is not None:
             print(f"  tiles        {op.tiles(inputs, options)}")
         print(f"  instructions {run.instruction_count} in total, per pipe: " + ", ".join(

@@ -88,6 +88,11 @@ class CapturingRecords(WatchedRecords):
             self._snap(len(self) - 1, True)
 
 
+def capturing() -> bool:
+    """Whether the next launch is traced (on this thread)."""
+    return getattr(_local, "spec", None) is not None
+
+
 def reads_memory() -> bool:
     """Whether the next launch captures operand values: its memory must be current after every
     instruction, so it runs eagerly (batch.py defers the work otherwise)."""

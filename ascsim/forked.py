@@ -1,0 +1,182 @@
+"""`launch(workers=N)`: a launch's cores traced in N processes, for hosts with more CPU cores.
+
+One CPython thread captures every AscendC call of a launch, so a launch uses about one host core
+(and a second for the deferred numba work, batch.py). With `workers=N` the launch, once set up,
+forks N children, and each runs a contiguous share of the cores (the *shares*) on its
+copy-on-write copy of the GM buffers; the Unified Buffers live in a shared anonymous mapping.
+Each child sends back, through a pipe, its cores' records and logs and the GM bytes they
+wrote (the byte ranges of the records' GM writes).
+
+Shares that are independent give exactly what one process gives, so the launch keeps the
+shared run only when that is certain, and otherwise runs again in one process from the caller's
+arrays, which it has not touched yet:
+- a cross-core point (SyncAll, CrossCoreSetFlag/WaitFlag) in any share: the cores of the other
+  shares are not there to meet it;
+- an error in any core: the one-process run raises it, from the one-process state;
+- GM bytes one share writes and another reads or writes (from the records' byte ranges, which
+  cover every access; a strided access counts its whole span): the shares' order would matter.
+Then the bytes the children wrote are copied into the caller's arrays.
+
+Forking, not a pool of long-lived processes: a forked child has the kernel, its arguments and
+every compiled function already (any kernel, closures included, with nothing pickled), and the
+inputs copy-on-write; the price is the fork itself, a few milliseconds for a large process.
+Only the fast mode (sanitize="off") and POSIX hosts; the sanitizer and value traces run in one
+process.
+"""
+
+from __future__ import annotations
+
+import marshal
+import mmap
+import os
+import pickle
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import batch
+from . import records as rec
+
+__all__ = ["available", "shared_bytes", "split", "run_shares", "NeedsOneProcess"]
+
+
+class NeedsOneProcess(BaseException):
+    """Raised in a core of a share that cannot go on without the other shares' cores."""
+
+
+def available() -> bool:
+    return hasattr(os, "fork")
+
+
+def shared_bytes(nbytes: int) -> np.ndarray:
+    """`nbytes` zero bytes that forked children share with this process (MAP_SHARED)."""
+    return np.frombuffer(mmap.mmap(-1, max(1, nbytes)), np.uint8)[:nbytes]
+
+
+def split(order: Sequence[int], workers: int) -> list[list[int]]:
+    """`order` cut into `workers` contiguous shares of nearly equal size (none empty)."""
+    n = len(order)
+    workers = max(1, min(workers, n))
+    cuts = [n * k // workers for k in range(workers + 1)]
+    return [list(order[cuts[k]:cuts[k + 1]]) for k in range(workers)]
+
+
+def run_shares(run_share: Callable[[list[int]], None], shares: list[list[int]],
+               cores: Sequence[Any], gm: Sequence[Any], finish: Callable[[], None]) -> bool:
+    """Run `run_share(share)` then `finish()` (the deferred work has all run) in a forked child
+    per share. True when the shared run stands (see the module docstring): the cores then hold
+    the children's records and logs, and `gm` (memory id k - 1 -> GmBuffer or None) the bytes
+    they wrote."""
+    known = len(rec._CODES)  # the code ids every child inherits
+    kinds = batch.kind_count()   # and the batch kinds
+    children = []
+    for share in shares:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read)
+            _child(run_share, share, cores, finish, (known, kinds), write)  # never returns
+        os.close(write)
+        children.append((pid, read))
+    results = []
+    for pid, read in children:
+        with os.fdopen(read, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(pid, 0)
+        results.append(pickle.loads(data) if data else None)
+    # what the children compiled or loaded, this process loads now: forked again, they have it
+    batch.load_kinds(dict.fromkeys(k for r in results if r is not None for k in r[5]))
+    if any(r is None for r in results):
+        return False
+    if not independent([r[3] for r in results]):
+        return False
+    for share, (rows, logs, codes, _, writes, _) in zip(shares, results, strict=True):
+        _take(rows, logs, codes, share, cores)
+        for mem, start, data in writes:
+            gm[mem - 1].data[start:start + len(data)] = np.frombuffer(data, np.uint8)
+    return True
+
+
+def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequence[Any],
+           finish: Callable[[], None], inherited: tuple[int, int], write: int) -> None:
+    known, kinds = inherited
+    out = b""
+    try:
+        run_share(share)
+        finish()
+        rows = [cores[c].records for c in share]
+        new_ids = {row[rec.CODE] for r in rows for row in r if row[rec.CODE] >= known}
+        codes = {i: marshal.dumps(rec._CODES[i]) for i in new_ids}
+        spans = gm_spans(rows)
+        gm = cores[share[0]].gm
+        writes = [(mem, start, gm[mem].data[start:end].tobytes())
+                  for mem, start, end in _merged(spans[spans[:, 3] == 1, :3])]
+        out = pickle.dumps((rows, [cores[c].log for c in share], codes, spans, writes,
+                            batch.kinds_since(kinds)), protocol=5)
+    except BaseException:  # noqa: BLE001 - an empty message: the shared run does not stand
+        out = b""
+    finally:
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(out)
+        os._exit(0)
+
+
+def gm_spans(rows: list[list[tuple]]) -> np.ndarray:
+    """The GM accesses of these cores' records that touch bytes: (memory id, start, end,
+    written) rows."""
+    parts = [np.zeros((0, 4), np.int64)]
+    for r in rows:
+        col = rec.Columns(r)
+        gm = (col.acc_mem > 0) & (col.acc_end > col.acc_start)
+        parts.append(np.stack([col.acc_mem[gm], col.acc_start[gm], col.acc_end[gm],
+                               (col.acc_flags[gm] & rec.W) != 0], axis=1))
+    return np.concatenate(parts)
+
+
+def _merged(spans: np.ndarray) -> list[tuple[int, int, int]]:
+    """(memory id, start, end) ranges, overlapping and touching ones merged."""
+    merged: list[list[int]] = []
+    for mem, start, end in spans[np.lexsort((spans[:, 1], spans[:, 0]))].tolist():
+        if merged and merged[-1][0] == mem and start <= merged[-1][2]:
+            merged[-1][2] = max(merged[-1][2], end)
+        else:
+            merged.append([mem, start, end])
+    return [(m[0], m[1], m[2]) for m in merged]
+
+
+def _take(rows: list, logs: list, codes: dict, share: list[int], cores: Sequence[Any]) -> None:
+    ids = {i: rec.code_id(marshal.loads(b)) for i, b in codes.items()}  # equal code, same id
+    moved = {i: j for i, j in ids.items() if i != j}
+    for c, core_rows, log in zip(share, rows, logs, strict=True):
+        if moved:
+            core_rows = [row if row[rec.CODE] not in moved else
+                         row[:rec.CODE] + (moved[row[rec.CODE]],) + row[rec.CODE + 1:]
+                         for row in core_rows]
+        cores[c].records = core_rows
+        cores[c].log = log
+
+
+def independent(spans: list[np.ndarray]) -> bool:
+    """No GM byte written by one share is read or written by another; `spans[k]`: share k's
+    `gm_spans`."""
+    for k, mine in enumerate(spans):
+        writes = mine[mine[:, 3] == 1]
+        for j, theirs in enumerate(spans):
+            if j == k or not len(writes) or not len(theirs):
+                continue
+            for mem in np.intersect1d(writes[:, 0], theirs[:, 0]):
+                if _overlap(writes[writes[:, 0] == mem, 1:3], theirs[theirs[:, 0] == mem, 1:3]):
+                    return False
+    return True
+
+
+def _overlap(writes: np.ndarray, accesses: np.ndarray) -> bool:
+    """Whether any [start, end) of `accesses` meets the union of the `writes`."""
+    order = np.argsort(writes[:, 0], kind="stable")
+    starts, ends = writes[order, 0], np.maximum.accumulate(writes[order, 1])
+    # the last write starting before each access's end: does it reach past the access start?
+    i = np.searchsorted(starts, accesses[:, 1], side="left") - 1
+    hit = i >= 0
+    return bool(np.any(ends[i[hit]] > accesses[hit, 0]))
+
