@@ -38,6 +38,7 @@ from .instructions.crosscore import attach
 from .memory import GmBuffer
 from .profile import HardwareProfile, load_profile
 from .records import Record, decode
+from .recordstore import RecordStore
 from .registry import REGISTRY
 from .sanitizer import trace as _trace
 from .sanitizer.crosscore import order_findings
@@ -74,8 +75,9 @@ class Run:
     wall_seconds: float
     findings: list[Any] = field(default_factory=list)
 
-    def records(self, core: int) -> list[tuple]:
-        """The record rows of one core, in issue order (records.py has the schema)."""
+    def records(self, core: int) -> Sequence[tuple]:
+        """The record rows of one core, in issue order (records.py has the schema): a
+        RecordStore (recordstore.py), read-only, indexed and iterated as a list of tuples."""
         return self.cores[core].records
 
     def decoded(self, core: int) -> list[Record]:
@@ -333,6 +335,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         if snapshot is not None:
             snapshot.detach(cores)
         _emit_logs(cores)
+    _pack_records(cores)
     wall = time.perf_counter() - start
     run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall)
     if session is not None:
@@ -341,6 +344,15 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             sequence)
         _sanitize(run, session, rerun)
     return run
+
+
+def _pack_records(cores: list[CoreState]) -> None:
+    """Every core has finished: its record list becomes a RecordStore, the same rows in about
+    half the memory. A traced core keeps its capturing list: its captured operand values are
+    kept beside its rows (sanitizer/trace.py)."""
+    for core in cores:
+        if type(core.records) is list:
+            core.records = RecordStore.pack(core.records)
 
 
 _EXECUTION: contextvars.ContextVar[str | None] = contextvars.ContextVar("execution",
