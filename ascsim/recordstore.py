@@ -12,8 +12,9 @@ tuples of Python ints, and the arrays themselves for code that reads columns
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, pairwise
+from itertools import pairwise
 from typing import Any, overload
 
 import numpy as np
@@ -21,6 +22,18 @@ import numpy as np
 __all__ = ["RecordStore"]
 
 _CHUNK = 4096  # rows converted to Python ints at a time while iterating
+
+
+class _Packers(dict):
+    """Row length n -> the `pack` of a struct of n native int64s: packing row by row through
+    these is about a third faster than np.fromiter over the chained rows (measured)."""
+
+    def __missing__(self, n: int) -> Any:
+        packer = self[n] = struct.Struct(f"={n}q").pack
+        return packer
+
+
+_PACKERS = _Packers()
 
 
 class RecordStore(Sequence[tuple]):
@@ -40,8 +53,9 @@ class RecordStore(Sequence[tuple]):
             return rows
         off = np.zeros(len(rows) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)), out=off[1:])
-        # no count: np.fromiter over a chain is faster without one (measured)
-        flat = np.fromiter(chain.from_iterable(rows), np.int64)
+        packers = _PACKERS
+        # read-only: the array is a view of the bytes object
+        flat = np.frombuffer(b"".join([packers[len(r)](*r) for r in rows]), np.int64)
         return cls(flat, off)
 
     def __len__(self) -> int:
