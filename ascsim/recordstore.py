@@ -4,10 +4,10 @@ offsets of the rows in it.
 While a core runs, its records are a plain list (appending a tuple is the cheapest thing the
 hot path can do). A list of tuples holds every int above 256 as its own Python object, about
 twice the memory of the ints themselves, so when the launch ends each core's list becomes a
-`RecordStore`: read-only, with the list interface the analyses use (len, indexing with
-negative indices and slices, iteration, equality with lists), rows coming back as the same
-tuples of Python ints, and the arrays themselves for code that reads columns
-(records.Columns).
+`RecordStore`, with the list interface the analyses use (len, indexing with negative indices
+and slices, iteration, equality with lists), rows coming back as the same tuples of Python
+ints, and the arrays themselves for code that reads columns (records.Columns). Rows cannot be
+replaced; `append` works but copies (only a kernel object used after its launch appends).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class RecordStore(Sequence[tuple]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, RecordStore):
             return np.array_equal(self.off, other.off) and np.array_equal(self.flat, other.flat)
-        if isinstance(other, (list, tuple)):
+        if isinstance(other, list):  # what the records were (a list never equals a tuple)
             return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 

@@ -130,7 +130,7 @@ def test_indexing_slicing_and_iteration_behave_as_the_list_did():
         assert store[s] == ROWS[s]
     assert list(store) == ROWS and list(reversed(store)) == ROWS[::-1]
     assert ROWS[1] in store and (0,) not in store and store.index(ROWS[2]) == 2
-    assert store == ROWS and store == tuple(ROWS) and store != ROWS[:2]
+    assert store == ROWS and store != tuple(ROWS) and store != ROWS[:2]
     assert store == RecordStore.pack(iter(ROWS)) and store != RecordStore.pack(ROWS[::-1])
     assert RecordStore.pack(store) is store
 
@@ -158,7 +158,7 @@ def test_a_store_pickles():
 
 
 def test_a_row_appended_after_the_launch_is_kept():
-    """A LocalTensor kept past its launch still records its calls on its core."""
+    """A LocalTensor kept past its launch still issues instructions, recorded on its core."""
     kept = []
 
     def kernel(x, out):
@@ -175,10 +175,7 @@ def test_a_row_appended_after_the_launch_is_kept():
                         execution="eager")
     store = run.cores[0].records
     before = list(store)
-    try:
-        Muls(kept[0], kept[0], 2.0, 64)
-    except ascsim.SimulationError:
-        pytest.skip("a tensor of an ended run no longer issues instructions")
+    Muls(kept[0], kept[0], 2.0, 64)
     assert len(store) == len(before) + 1 and list(store)[:-1] == before
     assert rec.REGISTRY[store[-1][rec.OP]].name == "Muls"
 
