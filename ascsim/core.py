@@ -37,7 +37,8 @@ _tls = threading.local()
 
 
 class CoreState:
-    """One AIV core. `records` holds one row per executed instruction (see records.py)."""
+    """One AIV core. `records` holds one row per executed instruction (see records.py): a list
+    while the core runs, a read-only recordstore.RecordStore once the launch has ended."""
 
     __slots__ = (
         "block_idx", "block_num", "profile", "ub", "views", "records", "flags", "waiting",
@@ -73,7 +74,7 @@ class CoreState:
         for t in ALL_DTYPES:
             self.views[t.code] = self.ub.view(t.storage)
             self.uviews[t.code] = self.ub.view(f"u{t.size}")
-        self.records: list[tuple] = []
+        self.records: Any = []  # list[tuple], then a RecordStore (runtime.launch packs it)
         # flags[event * 8 + id] = 1 while set and not yet waited for (binary semaphore)
         self.flags = [0] * (64 * 8)
         # waiting[pipe] = the flag index a stalled pipe waits for, or -1

@@ -31,12 +31,13 @@ import mmap
 import os
 import pickle
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import batch
 from . import records as rec
+from .recordstore import RecordStore
 
 __all__ = ["available", "shared_bytes", "split", "run_shares", "NeedsOneProcess"]
 
@@ -86,16 +87,27 @@ def run_shares(run_share: Callable[[list[int]], None], shares: list[list[int]],
         os.waitpid(pid, 0)
         results.append(pickle.loads(data) if data else None)
     # what the children compiled or loaded, this process loads now: forked again, they have it
-    batch.load_kinds(dict.fromkeys(k for r in results if r is not None for k in r[5]))
-    if any(r is None for r in results):
+    batch.load_kinds(dict.fromkeys(k for got in results if got is not None for k in got.kinds))
+    if any(got is None for got in results):
         return False
-    if not independent([r[3] for r in results]):
+    if not independent([got.spans for got in results]):
         return False
-    for share, (rows, logs, codes, _, writes, _) in zip(shares, results, strict=True):
-        _take(rows, logs, codes, share, cores)
-        for mem, start, data in writes:
+    for share, got in zip(shares, results, strict=True):
+        _take(got, share, cores)
+        for mem, start, data in got.writes:
             gm[mem - 1].data[start:start + len(data)] = np.frombuffer(data, np.uint8)
     return True
+
+
+class _Share(NamedTuple):
+    """What a child sends back about its share of the cores."""
+
+    records: list[RecordStore]      # per core of the share
+    logs: list[list[str]]
+    codes: dict[int, bytes]         # the child's new code ids -> their code, marshalled
+    spans: np.ndarray               # gm_spans of its records
+    writes: list[tuple[int, int, bytes]]  # (memory id, start, the bytes there)
+    kinds: list[tuple]              # the batch kinds it made (batch.kinds_since)
 
 
 def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequence[Any],
@@ -105,15 +117,15 @@ def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequ
     try:
         run_share(share)
         finish()
-        rows = [cores[c].records for c in share]
-        new_ids = {row[rec.CODE] for r in rows for row in r if row[rec.CODE] >= known}
+        rows = [RecordStore.pack(cores[c].records) for c in share]  # pickles as two arrays
+        new_ids = {i for r in rows for i in np.unique(_code_ids(r)).tolist() if i >= known}
         codes = {i: marshal.dumps(rec._CODES[i]) for i in new_ids}
         spans = gm_spans(rows)
         gm = cores[share[0]].gm
         writes = [(mem, start, gm[mem].data[start:end].tobytes())
                   for mem, start, end in _merged(spans[spans[:, 3] == 1, :3])]
-        out = pickle.dumps((rows, [cores[c].log for c in share], codes, spans, writes,
-                            batch.kinds_since(kinds)), protocol=5)
+        out = pickle.dumps(_Share(rows, [cores[c].log for c in share], codes, spans, writes,
+                                  batch.kinds_since(kinds)), protocol=5)
     except BaseException:  # noqa: BLE001 - an empty message: the shared run does not stand
         out = b""
     finally:
@@ -145,15 +157,23 @@ def _merged(spans: np.ndarray) -> list[tuple[int, int, int]]:
     return [(m[0], m[1], m[2]) for m in merged]
 
 
-def _take(rows: list, logs: list, codes: dict, share: list[int], cores: Sequence[Any]) -> None:
-    ids = {i: rec.code_id(marshal.loads(b)) for i, b in codes.items()}  # equal code, same id
+def _code_ids(store: RecordStore) -> np.ndarray:
+    return store.flat[store.off[:-1] + rec.CODE]
+
+
+def _take(got: _Share, share: list[int], cores: Sequence[Any]) -> None:
+    """Give the parent's cores the child's records (code ids mapped to the parent's) and logs."""
+    ids = {i: rec.code_id(marshal.loads(b)) for i, b in got.codes.items()}  # equal code: same id
     moved = {i: j for i, j in ids.items() if i != j}
-    for c, core_rows, log in zip(share, rows, logs, strict=True):
+    for c, store, log in zip(share, got.records, got.logs, strict=True):
         if moved:
-            core_rows = [row if row[rec.CODE] not in moved else
-                         row[:rec.CODE] + (moved[row[rec.CODE]],) + row[rec.CODE + 1:]
-                         for row in core_rows]
-        cores[c].records = core_rows
+            flat = store.flat.copy()
+            at = store.off[:-1] + rec.CODE
+            old = flat[at]
+            for i, j in moved.items():
+                flat[at[old == i]] = j
+            store = RecordStore(flat, store.off)
+        cores[c].records = store
         cores[c].log = log
 
 

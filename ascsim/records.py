@@ -43,16 +43,17 @@ Parameter layouts (by instruction family and form):
                         register, as the call set or found it)
     SetFlag, WaitFlag   (implicit,): 1 when a TQue call made the flag
 
-Records never hold element data.
+Records never hold element data. A running core appends its rows to a list; when the launch
+ends, each core's list is packed into a `recordstore.RecordStore` (the same rows, read-only,
+in about half the memory), from whose arrays `Columns` reads.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain
-from operator import itemgetter
 from types import CodeType
 from typing import Any
 
@@ -60,6 +61,7 @@ import numpy as np
 
 from .core import MEM_UB, PIPE_NAMES
 from .dtypes import BY_CODE, DType
+from .recordstore import RecordStore
 from .registry import REGISTRY, AccessPattern, Instruction
 
 __all__ = [
@@ -68,7 +70,7 @@ __all__ = [
     "row", "vector_row1", "vector_row2", "vector_row2p", "vector_row3", "select_row",
     "copy_row", "pad_row", "sync_row", "access_row",
     "params_of", "accesses_of", "gm_memory", "shifted_program_row", "is_implicit",
-    "copy_gm_starts", "copy_geometry", "repeat_geometry",
+    "copy_geometry", "repeat_geometry",
     "position_of", "program_row", "signed64", "code_id", "code_of",
     "param_fields", "access_fields", "start_fields", "repeat_fields",
     "Access", "Record", "decode", "Columns",
@@ -289,13 +291,6 @@ def is_implicit(rec: tuple) -> bool:
     return bool(rec[NPARAM] and rec[HEADER])
 
 
-def copy_gm_starts(rows: list[tuple], index: list[int]) -> list[int]:
-    """The GM-side start of the copy rows rows[i], i in `index` (two accesses, dst then src,
-    exactly one on GM), for the timing model's hottest loop."""
-    return [r[k + 2] if r[(k := HEADER + r[NPARAM]) + 1] != MEM_UB else r[k + _ACCESS + 2]
-            for r in map(rows.__getitem__, index)]
-
-
 def copy_geometry(rec: tuple) -> tuple[int, int, int, int, int, int, int, int]:
     """(blocks, block_len, src_pitch, dst_pitch, left, right, padded, is_pad) of a copy row;
     a copy without padding has left = right = 0 and padded = block_len."""
@@ -396,50 +391,43 @@ def decode(rec: tuple, index: int = -1) -> Record:
                   params_of(rec), accesses)
 
 
-# ---- columns -----------------------------------------------------------------------------------
-
-def _column(rows: list[tuple], field: int) -> np.ndarray:
-    return np.fromiter(map(itemgetter(field), rows), np.int64, len(rows))
-
+# ---- columns ----------------------------------------------------------------------------------
 
 class Columns:
-    """One core's rows as numpy columns (each built on first use): the header fields by
-    their lower-case names, the params flattened (`param_off[i]:param_off[i + 1]` are row i's)
-    and the accesses flattened (`acc_off[i]:acc_off[i + 1]`; `acc_flags`, `acc_mem`,
+    """One core's rows as numpy columns (each built on first use), read straight from the
+    packed rows (`recordstore.RecordStore`; a list of rows is packed first): the header fields
+    by their lower-case names, the params flattened (`param_off[i]:param_off[i + 1]` are row
+    i's) and the accesses flattened (`acc_off[i]:acc_off[i + 1]`; `acc_flags`, `acc_mem`,
     `acc_start`, `acc_end`, and `acc_index`: the access's position among its row's)."""
 
-    def __init__(self, rows: list[tuple]) -> None:
-        self.rows = rows
-        self.size = len(rows)
+    def __init__(self, rows: Sequence[tuple]) -> None:
+        self.store = rows if isinstance(rows, RecordStore) else RecordStore.pack(rows)
+        self.size = len(self.store)
 
-    op = cached_property(lambda self: _column(self.rows, OP))
-    pipe = cached_property(lambda self: _column(self.rows, PIPE))
-    dtype = cached_property(lambda self: _column(self.rows, DTYPE))
-    count = cached_property(lambda self: _column(self.rows, COUNT))
-    repeats = cached_property(lambda self: _column(self.rows, REPEATS))
-    mode = cached_property(lambda self: _column(self.rows, MODE))
-    scalar = cached_property(lambda self: _column(self.rows, SCALAR))
-    nparam = cached_property(lambda self: _column(self.rows, NPARAM))
+    def _field(self, field: int) -> np.ndarray:
+        return self.store.flat[self.store.off[:-1] + field]
 
-    @cached_property
-    def _tails(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(flat params-and-accesses, their per-row offsets, per-row tail lengths)."""
-        tails = [r[HEADER:] for r in self.rows]
-        lens = np.fromiter(map(len, tails), np.int64, self.size)
-        off = np.zeros(self.size + 1, np.int64)
-        np.cumsum(lens, out=off[1:])
-        flat = np.fromiter(chain.from_iterable(tails), np.int64, int(off[-1]))
-        return flat, off, lens
+    op = cached_property(lambda self: self._field(OP))
+    pipe = cached_property(lambda self: self._field(PIPE))
+    dtype = cached_property(lambda self: self._field(DTYPE))
+    count = cached_property(lambda self: self._field(COUNT))
+    repeats = cached_property(lambda self: self._field(REPEATS))
+    mode = cached_property(lambda self: self._field(MODE))
+    scalar = cached_property(lambda self: self._field(SCALAR))
+    nparam = cached_property(lambda self: self._field(NPARAM))
 
     @cached_property
-    def _is_param(self) -> np.ndarray:
-        flat, off, lens = self._tails
-        pos = np.arange(flat.size, dtype=np.int64) - np.repeat(off[:-1], lens)
-        return pos < np.repeat(self.nparam, lens)
+    def _places(self) -> tuple[np.ndarray, np.ndarray]:
+        """(each flat int's index in its row, its row's params' end index)."""
+        off = self.store.off
+        lens = np.diff(off)
+        place = np.arange(off[-1], dtype=np.int64) - np.repeat(off[:-1], lens)
+        return place, np.repeat(HEADER + self.nparam, lens)
 
     @cached_property
     def params(self) -> np.ndarray:
-        return self._tails[0][self._is_param]
+        place, params_end = self._places
+        return self.store.flat[(place >= HEADER) & (place < params_end)]
 
     @cached_property
     def param_off(self) -> np.ndarray:
@@ -449,13 +437,13 @@ class Columns:
 
     @cached_property
     def _accesses(self) -> np.ndarray:
-        return self._tails[0][~self._is_param].reshape(-1, _ACCESS)
+        place, params_end = self._places
+        return self.store.flat[place >= params_end].reshape(-1, _ACCESS)
 
     @cached_property
     def acc_off(self) -> np.ndarray:
-        _, _, lens = self._tails
         off = np.zeros(self.size + 1, np.int64)
-        np.cumsum((lens - self.nparam) // _ACCESS, out=off[1:])
+        np.cumsum((np.diff(self.store.off) - HEADER - self.nparam) // _ACCESS, out=off[1:])
         return off
 
     acc_flags = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 0]))
@@ -479,6 +467,13 @@ class Columns:
         has = self.nparam > k
         out[has] = self.params[self.param_off[:-1][has] + k]
         return out
+
+    def copy_gm_start(self, index: np.ndarray) -> np.ndarray:
+        """The GM-side start of the copy rows `index` (two accesses, dst then src, exactly one
+        on GM)."""
+        first = self.acc_off[index]
+        on_gm = self.acc_mem[first] != MEM_UB
+        return np.where(on_gm, self.acc_start[first], self.acc_start[first + 1])
 
     def instruction_table(self, facet: Any, dtype: Any = np.int64) -> np.ndarray:
         """`facet(instruction)` for every row, through a table over the registry."""

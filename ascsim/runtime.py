@@ -38,6 +38,7 @@ from .instructions.crosscore import attach
 from .memory import GmBuffer
 from .profile import HardwareProfile, load_profile
 from .records import Record, decode
+from .recordstore import RecordStore
 from .registry import REGISTRY
 from .sanitizer import trace as _trace
 from .sanitizer.crosscore import order_findings
@@ -75,8 +76,9 @@ class Run:
     findings: list[Any] = field(default_factory=list)
     processes: int = 1  # the processes that ran the cores (launch's `workers`, forked.py)
 
-    def records(self, core: int) -> list[tuple]:
-        """The record rows of one core, in issue order (records.py has the schema)."""
+    def records(self, core: int) -> Sequence[tuple]:
+        """The record rows of one core, in issue order (records.py has the schema): a
+        RecordStore (recordstore.py), read-only, indexed and iterated as a list of tuples."""
         return self.cores[core].records
 
     def decoded(self, core: int) -> list[Record]:
@@ -366,6 +368,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
                       profile=prof, sanitize=sanitize, threads=threads, core_order=core_order,
                       outputs=outputs, atomic_order=atomic_order, workspace=workspace,
                       execution=execution, workers=1)
+    _pack_records(cores)
     wall = time.perf_counter() - start
     run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall,
               processes=1 if shares is None else len(shares))
@@ -375,6 +378,15 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             sequence)
         _sanitize(run, session, rerun)
     return run
+
+
+def _pack_records(cores: list[CoreState]) -> None:
+    """Every core has finished: its record list becomes a RecordStore, the same rows in about
+    half the memory. A traced core keeps its capturing list: its captured operand values are
+    kept beside its rows (sanitizer/trace.py)."""
+    for core in cores:
+        if type(core.records) is list:
+            core.records = RecordStore.pack(core.records)
 
 
 _EXECUTION: contextvars.ContextVar[str | None] = contextvars.ContextVar("execution",

@@ -18,8 +18,10 @@ The layers, lowest first (a package counts as one unit, named after its subpacka
 0. base: the vocabulary every layer uses: errors, dtypes, numeric conversions, the numba cache
    set-up and compiling ahead in a worker process (prewarm), the core state, hardware profiles,
    source positions, the C++ mirror tooling and terminal progress.
-1. the instruction model: the registry, the record schema, faults and findings, and calling
-   and replaying numba work, and running it deferred in batches (batch).
+1. the instruction model: the registry, the record schema and the packed store of a finished
+   core's records (recordstore), faults and findings, and calling and replaying numba work,
+   running it deferred in batches (batch), and tracing a launch's cores in forked processes
+   (forked).
 2. the AscendC surface: memory, sync, the TPipe/TQue model, the instructions, debug output,
    tiling structs, the sync-mode marker and the `ascsim.ascendc` star-import surface.
 3. the analyses: timing, export (trace files, plots) and the sanitizer.
@@ -44,7 +46,8 @@ ROOT = Path(__file__).resolve().parents[1] / "ascsim"
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "dtypes", "convert", "_numba_cache", "prewarm", "core", "profile",
                "source", "mirror", "progress"}),
-    frozenset({"registry", "records", "findings", "faults", "workcall", "replay", "batch"}),
+    frozenset({"registry", "records", "recordstore", "findings", "faults", "workcall", "replay",
+               "batch", "forked"}),
     frozenset({"memory", "sync", "pipe", "instructions", "debug", "tiling", "syncmode",
                "ascendc", "coresched"}),
     frozenset({"timing", "export", "sanitizer"}),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ascsim import records as rec
@@ -17,7 +18,7 @@ ROW_NAMES = {"r", "row", "rec", "record"}
 
 def _row(nparam: int, accesses: list[tuple[int, int, int, int]]) -> tuple:
     params = tuple(100 + k for k in range(nparam))
-    return (7, 2, None, 0, 3, 64, 1, 0, 0, nparam, *params, *(x for a in accesses for x in a))
+    return (7, 2, 0, 0, 3, 64, 1, 0, 0, nparam, *params, *(x for a in accesses for x in a))
 
 
 @pytest.mark.parametrize("nparam", [0, 1, 3, 8])
@@ -31,7 +32,7 @@ def test_field_indices_agree_with_the_readers(nparam: int) -> None:
     assert tuple(row[i] for i in rec.start_fields(nparam, 3)) == (0, 512, 1024)
     assert rec.gm_memory(row) == 1 and rec.gm_memory(_row(nparam, accesses[::2])) == 0
     copies = [_row(nparam, accesses[:2]), _row(nparam, accesses[1::-1])]  # GM as src, as dst
-    assert rec.copy_gm_starts(copies, [0, 1]) == [512, 512]
+    assert rec.Columns(copies).copy_gm_start(np.array([0, 1])).tolist() == [512, 512]
     shifted = rec.shifted_program_row(row, [-8, 16, 0])
     assert rec.accesses_of(shifted) == [(rec.W, MEM_UB, 8, 264), (rec.R, 1, 496, 752),
                                         accesses[2]]

@@ -22,6 +22,7 @@ from ascsim.errors import (
     RaceError,
     SyncError,
 )
+from ascsim.recordstore import RecordStore
 from ascsim.sanitizer import Finding, kernel_sync, sync_mode_of
 from ascsim.sanitizer.report import format_report
 from ascsim.sanitizer.trace import CapturingRecords, capture, format_trace
@@ -286,7 +287,7 @@ def test_trace_captures_values_for_one_core_only(capsys):
     x = np.linspace(0.1, 0.9, 300).astype(np.float32)
     with capture(core=1, values=3):
         _, run = logit_grad(np.tile(x, 100), np.tile(x, 100), -1.0, return_run=True)
-    assert type(run.cores[0].records) is list
+    assert type(run.cores[0].records) is RecordStore  # packed; the traced core keeps its list
     traced = run.cores[1].records
     assert isinstance(traced, CapturingRecords) and traced.values
     text = format_trace(run.cores[1], limit=20)
@@ -298,7 +299,7 @@ def test_trace_captures_values_for_one_core_only(capsys):
     after = text.splitlines()[text.splitlines().index(muls) + 1]
     assert after.strip().startswith("W0: [-") and after.count(",") == 2
     _, run = logit_grad(x, x, -1.0, return_run=True)
-    assert type(run.cores[0].records) is list  # nothing captured outside capture()
+    assert type(run.cores[0].records) is RecordStore  # nothing captured outside capture()
 
 
 # ---- command line --------------------------------------------------------------------------------

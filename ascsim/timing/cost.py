@@ -17,6 +17,7 @@ docs/timing.md gives every formula with the profile's numbers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,7 @@ from ..dtypes import ALL_DTYPES, BY_CODE
 from ..errors import ProfileError
 from ..instructions.crosscore import cross_core_role, cross_wait_partner
 from ..profile import CostParams, HardwareProfile
-from ..records import MODE, Columns, copy_gm_starts, gm_memory
+from ..records import Columns, gm_memory
 from ..registry import REGISTRY, AccessPattern, CostKind
 
 __all__ = ["K_OP", "K_COPY", "K_SET", "K_WAIT", "K_BAR", "K_BAR_ALL", "K_SCALAR", "K_XSYNC",
@@ -125,7 +126,7 @@ class CoreCosts:
     gm_scalar_count: int  # GetValue/SetValue records on GM
 
 
-def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = None
+def core_costs(rows: Sequence[tuple], cost: CostParams, tables: CostTables | None = None
                ) -> CoreCosts:
     """Cost every record of one core (see the module docstring)."""
     tables = tables or cost_tables(cost)
@@ -162,7 +163,7 @@ def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = 
     fixed[is_set] = cost.set_flag_cycles
     fixed[is_wait] = cost.wait_flag_cycles
     sync = np.flatnonzero(is_set | is_wait)
-    flag[sync] = [rows[i][MODE] for i in sync.tolist()]
+    flag[sync] = cols.mode[sync]
 
     # cross-core records (crosscore.py): a SyncAll marker waits for every core's matching one
     # (K_XSYNC), a CrossCoreWaitFlag for the set that released it (K_XWAIT, paired by the
@@ -195,7 +196,7 @@ def core_costs(rows: list[tuple], cost: CostParams, tables: CostTables | None = 
         size = count[copies] * _DTYPE_SIZE[dt[copies]]
         blocks = repeats[copies]
         burst = np.where(blocks > 0, size / np.maximum(blocks, 1), 0.0)
-        gm_offset = np.asarray(copy_gm_starts(rows, copies.tolist()), np.int64)
+        gm_offset = cols.copy_gm_start(copies)
         factor, bits = copy_factor(cost, burst, gm_offset)
         nbytes[copies] = size
         work[copies] = size * factor
