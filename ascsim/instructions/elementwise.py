@@ -688,13 +688,6 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
         h = headers[op << 8 | dt.code] = kind_of(count_work, (op, dt.code, 0), len(row))
         return h
 
-    def defer(core, op: int, dt: DType, row: tuple) -> None:
-        h = headers.get(op << 8 | dt.code) or header(op, dt, row)
-        if core.stalled:
-            defer_on_pipe(core, pipe_v, h, row)
-        else:
-            core.batch.add(h, row)
-
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
     # the record is one flat tuple, and the compiled loop is called directly.
     if form == "binary":
@@ -737,8 +730,15 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None:
-                    return defer(core, op, dt, row)
+                if core.batch is not None:  # defer(), inline
+                    h = headers.get(op << 8 | dt.code)
+                    if h is None:  # (a header may be 0: the first kind)
+                        h = header(op, dt, row)
+                    if core.stalled:
+                        defer_on_pipe(core, pipe_v, h, row)
+                    else:
+                        core.batch.add(h, row)
+                    return
                 args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
                 ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
@@ -784,8 +784,15 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None:
-                    return defer(core, op, dt, row)
+                if core.batch is not None:  # defer(), inline
+                    h = headers.get(op << 8 | dt.code)
+                    if h is None:  # (a header may be 0: the first kind)
+                        h = header(op, dt, row)
+                    if core.stalled:
+                        defer_on_pipe(core, pipe_v, h, row)
+                    else:
+                        core.batch.add(h, row)
+                    return
                 if has_scalar:
                     args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
@@ -975,7 +982,9 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
         return fault(core_of(dst), _dtype_error("Duplicate", allowed, dst), f,
                      instruction="Duplicate")
     if len(rest) == 1:
-        count = as_count(rest[0])
+        count = rest[0]
+        if type(count) is not int:
+            count = as_count(count)
         nb = count * dt.size
         if dst.addr & 31 or count < 0 or nb > dst.size * dt.size:
             count = recover_count(core_of(dst), operand_error("Duplicate", count,
