@@ -113,19 +113,23 @@ class GlobalTensor(metaclass=_Typed):
         self.size = 0 if bufferSize is None else int(bufferSize)
 
     def __getitem__(self, offset: int) -> GlobalTensor:
-        offset = int(offset)
-        if self.buf is None:
+        if type(offset) is not int:  # kernels index GM per tile: no int() call for an int
+            offset = int(offset)
+        buf = self.buf
+        if buf is None:
             abort(None, ParameterError("GlobalTensor[...] before SetGlobalBuffer"))
-        byte_off = self.byte_off + offset * self.dtype.size
-        if offset < 0 or byte_off > self.buf.nbytes:
+        dtype = self.dtype
+        byte_off = self.byte_off + offset * dtype.size
+        if offset < 0 or byte_off > buf.nbytes:
             # check mode: the view is made; its accesses are reported and clipped
             fault(None, OutOfRangeError(
                 f"GlobalTensor<{self.dtype}>[{offset}] starts at byte {byte_off}, outside GM "
                 f"buffer {self.buf.name!r} of {self.buf.nbytes} bytes"),
                 memory=f"GM {self.buf.name}", start=byte_off, end=byte_off,
                 instruction="GlobalTensor[]")
-        size = max(self.size - offset, 0) if self.size else 0
-        return GlobalTensor(self.dtype, self.buf, byte_off, size)
+        size = self.size
+        return GlobalTensor(dtype, buf, byte_off,
+                            size - offset if size and offset <= size else 0)
 
     def GetSize(self) -> int:
         return self.size
@@ -203,16 +207,19 @@ class LocalTensor(metaclass=_Typed):
         self.origin = origin
 
     def __getitem__(self, offset: int) -> LocalTensor:
-        offset = int(offset)
-        if offset < 0 or offset > self.size:
+        if type(offset) is not int:  # kernels index views per tile: no int() call for an int
+            offset = int(offset)
+        size = self.size
+        if offset < 0 or offset > size:
             # check mode: the view is made (empty); accesses through it are reported
             fault(self.core, OutOfRangeError(
                 f"LocalTensor<{self.dtype}>[{offset}] is outside the tensor's {self.size} "
                 f"elements", buffer=self.origin, byte_range=self._range_text()),
                 memory=_ub_name(self.origin), start=self.addr + offset * self.dtype.size,
                 end=self.addr + offset * self.dtype.size, instruction="LocalTensor[]")
-        return LocalTensor(self.dtype, self.core, self.addr + offset * self.dtype.size,
-                           max(self.size - offset, 0), self.origin)
+        dtype = self.dtype
+        return LocalTensor(dtype, self.core, self.addr + offset * dtype.size,
+                           size - offset if offset <= size else 0, self.origin)
 
     @property
     def ReinterpretCast(self) -> _Reinterpret:

@@ -32,7 +32,6 @@ import sys
 from collections.abc import Callable
 from enum import IntEnum
 from functools import partial
-from types import CodeType
 from typing import Any
 
 from numba import njit
@@ -130,6 +129,7 @@ def _queue_events(src: QuePosition, dst: QuePosition) -> tuple[int, int] | None:
 
 
 _, _, _BUF_START, _BUF_END = rec.access_fields(0, 0)  # the buffer access of a queue row
+_access_row = rec.access_row
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -574,6 +574,12 @@ class TQueBind(metaclass=_QueMeta):
                 self.free_id[i] = -1
 
     def _buffer_of(self, tensor: LocalTensor, call: str, f) -> int:
+        origin = getattr(tensor, "origin", None)
+        if type(origin) is BufferInfo:  # a queue buffer sits at its own index: no search
+            i = origin.index
+            buffers = self.buffers
+            if 0 <= i < len(buffers) and buffers[i] is origin:
+                return i
         for i, b in enumerate(self.buffers):
             if b is tensor.origin:
                 return i
@@ -582,47 +588,49 @@ class TQueBind(metaclass=_QueMeta):
                                          core=self.core.block_idx if self.core else None), f)
         return -1
 
-    def _record(self, ins, index: int, code: CodeType, lasti: int) -> tuple:
-        b = self.buffers[index]
-        row = rec.access_row(ins.id, PIPE_S, code, lasti, 0, 0, b.id, 0,
-                             rec.W if ins is ALLOC else rec.R, MEM_UB, b.start, b.end)
-        self.core.records.append(row)
-        return row
+    # The four queue calls below run several times per tile in every queue-based kernel: each
+    # builds its row with one constructor call, takes event ids from a table (_LOWEST_FREE)
+    # and finds the tensor's buffer by its index, with the error paths unchanged.
 
     def _alloc(self, dtype: DType) -> LocalTensor:
         f = sys._getframe(1)
-        if not self.buffers:
+        buffers = self.buffers
+        if not buffers:
             abort(self.core, QueueStateError("AllocTensor before InitBuffer"), f)
         core = self._check_live("AllocTensor", f) if self.pipe_destroyed else self.core
         i = self.next
-        if self.state[i] != FREE_STATE:
-            busy = sum(1 for s in self.state if s != FREE_STATE)
+        state = self.state
+        if state[i] != FREE_STATE:
+            busy = sum(1 for s in state if s != FREE_STATE)
             abort(core, QueueStateError(
-                f"AllocTensor on {self.name}: all {len(self.buffers)} buffer(s) are in use "
+                f"AllocTensor on {self.name}: all {len(buffers)} buffer(s) are in use "
                 f"({busy} allocated and not freed); on hardware this call would hang",
                 core=core.block_idx), f)
         if core.sanitizer is not None:
-            busy = sum(1 for s in self.state if s != FREE_STATE)
+            busy = sum(1 for s in state if s != FREE_STATE)
             if busy >= MAX_TENSOR_POSITION_ALLOC:
                 fault(core, QueueStateError(
                     f"AllocTensor on {self.name}: {busy + 1} tensors allocated and not freed; "
                     f"at most {MAX_TENSOR_POSITION_ALLOC} may be outstanding (AllocTensor.md: "
                     "a hang on NPU)", core=core.block_idx), f)
-        self.next = (i + 1) % len(self.buffers)
-        code = f.f_code
-        row = self._record(ALLOC, i, code, f.f_lasti)
+        self.next = (i + 1) % len(buffers)
+        b = buffers[i]
+        code, lasti = f.f_code, f.f_lasti
+        row = _access_row(ALLOC.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.W, MEM_UB, b.start,
+                          b.end)
+        core.records.append(row)
         if self.fixed_ids is not None:  # depth 0: always the one reserved free id
             event, _, dst = self.giveback
-            record_wait(core, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code, f.f_lasti, 1)
+            record_wait(core, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code, lasti, 1)
             self.free_pending = False
         else:
             event_id = self.free_id[i]
             if event_id >= 0:  # wait for the FreeTensor of this buffer (implicit flag)
                 event, _, dst = self.giveback
-                record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
-                _release_id(core, event, event_id)
+                record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
+                pool = core.event_pool
+                pool[event] = pool.get(event, 0) & ~(1 << event_id)  # _release_id
                 self.free_id[i] = -1
-        b = self.buffers[i]
         header = EAGER if core.batch is None else _fill_header(core.dummy, len(row))
         if header >= 0:
             defer_on_pipe(core, self.fill_pipe, header, row)
@@ -632,7 +640,7 @@ class TQueBind(metaclass=_QueMeta):
             if core.batch is not None:
                 eager_instead(core, self.fill_pipe)
             _fill(core, b.start, b.end)
-        self.state[i] = ALLOCATED
+        state[i] = ALLOCATED
         return LocalTensor(dtype, core, b.start, (b.end - b.start) // dtype.size, b)
 
     def EnQue(self, tensor: LocalTensor) -> bool:
@@ -642,26 +650,30 @@ class TQueBind(metaclass=_QueMeta):
         i = self._buffer_of(tensor, "EnQue", f)
         if i < 0:
             return False
+        core = self.core
         if self.state[i] != ALLOCATED:
-            fault(self.core, QueueStateError(
+            fault(core, QueueStateError(
                 f"EnQue/DeQue is not matched with the previous state: EnQue of "
-                f"{self.buffers[i].name}, which is {self.state[i]}", core=self.core.block_idx), f)
+                f"{self.buffers[i].name}, which is {self.state[i]}", core=core.block_idx), f)
             return False  # check mode: skipped
-        if len(self.fifo) >= max(self.depth, 1):
+        fifo = self.fifo
+        if len(fifo) >= max(self.depth, 1):
             # check mode: enqueued anyway
-            fault(self.core, QueueStateError(
-                f"EnQue on {self.name}: depth {self.depth} already holds {len(self.fifo)} "
-                "tensor(s) not yet dequeued (the queue is full)", core=self.core.block_idx), f)
-        code = f.f_code
-        self._record(ENQUE, i, code, f.f_lasti)
+            fault(core, QueueStateError(
+                f"EnQue on {self.name}: depth {self.depth} already holds {len(fifo)} "
+                "tensor(s) not yet dequeued (the queue is full)", core=core.block_idx), f)
+        b = self.buffers[i]
+        code, lasti = f.f_code, f.f_lasti
+        core.records.append(_access_row(ENQUE.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.R,
+                                        MEM_UB, b.start, b.end))
         event, src, dst = self.handoff
         if self.fixed_ids is not None:
             event_id = self.fixed_ids[0]
         else:
-            event_id = _alloc_id(self.core, event, f)
-        record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
+            event_id = _alloc_id(core, event, f)
+        record_set(core, src, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
         self.state[i] = ENQUEUED
-        self.fifo.append((i, event_id))
+        fifo.append((i, event_id))
         return True
 
     def _deque(self, dtype: DType) -> LocalTensor:
@@ -674,15 +686,18 @@ class TQueBind(metaclass=_QueMeta):
                 "hardware this call would hang)", check="DeQue on an empty queue",
                 core=self.core.block_idx if self.core else None), f)
         i, event_id = self.fifo.pop(0)
-        code = f.f_code
-        self._record(DEQUE, i, code, f.f_lasti)
-        event, _, dst = self.handoff
-        record_wait(self.core, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
-        if self.fixed_ids is None:
-            _release_id(self.core, event, event_id)
-        self.state[i] = DEQUEUED
+        core = self.core
         b = self.buffers[i]
-        return LocalTensor(dtype, self.core, b.start, (b.end - b.start) // dtype.size, b)
+        code, lasti = f.f_code, f.f_lasti
+        core.records.append(_access_row(DEQUE.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.R,
+                                        MEM_UB, b.start, b.end))
+        event, _, dst = self.handoff
+        record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
+        if self.fixed_ids is None:
+            pool = core.event_pool
+            pool[event] = pool.get(event, 0) & ~(1 << event_id)  # _release_id
+        self.state[i] = DEQUEUED
+        return LocalTensor(dtype, core, b.start, (b.end - b.start) // dtype.size, b)
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
         f = sys._getframe(1)
@@ -691,25 +706,28 @@ class TQueBind(metaclass=_QueMeta):
         i = self._buffer_of(tensor, "FreeTensor", f)
         if i < 0:
             return
-        if self.state[i] == FREE_STATE:
-            return fault(self.core, QueueStateError(
+        core = self.core
+        state = self.state[i]
+        if state == FREE_STATE:
+            return fault(core, QueueStateError(
                 f"FreeTensor of {self.buffers[i].name}, which is already free (freed twice)",
-                check="double FreeTensor", core=self.core.block_idx), f)  # check mode: ignored
-        if self.state[i] == ENQUEUED:
-            return fault(self.core, QueueStateError(
+                check="double FreeTensor", core=core.block_idx), f)  # check mode: ignored
+        if state == ENQUEUED:
+            return fault(core, QueueStateError(
                 f"FreeTensor of {self.buffers[i].name} while it is enqueued (DeQue it first)",
                 check="FreeTensor while enqueued",
-                core=self.core.block_idx), f)  # check mode: ignored
-        code = f.f_code
-        self._record(FREE, i, code, f.f_lasti)
+                core=core.block_idx), f)  # check mode: ignored
+        b = self.buffers[i]
+        code, lasti = f.f_code, f.f_lasti
+        core.records.append(_access_row(FREE.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.R,
+                                        MEM_UB, b.start, b.end))
         event, src, dst = self.giveback
         if self.fixed_ids is not None:
-            record_set(self.core, src, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code,
-                       f.f_lasti, 1)
+            record_set(core, src, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code, lasti, 1)
             self.free_pending = True
         else:
-            event_id = _alloc_id(self.core, event, f)
-            record_set(self.core, src, dst, event * NUM_EVENT_IDS + event_id, code, f.f_lasti, 1)
+            event_id = _alloc_id(core, event, f)
+            record_set(core, src, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
             self.free_id[i] = event_id
         self.state[i] = FREE_STATE
 
@@ -819,18 +837,27 @@ def _fill_header(dummy: int, row_len: int) -> int:
 _FILL_HEADERS: dict[tuple[int, int], int] = {}
 
 
-def _lowest_free(held: int) -> int:
+def _lowest_clear_bit(held: int) -> int:
     for event_id in range(NUM_EVENT_IDS):
         if not held & (1 << event_id):
             return event_id
     return -1
 
 
+# the lowest id not held, by occupancy mask: EnQue and FreeTensor take an id per call
+_LOWEST_FREE = tuple(_lowest_clear_bit(held) for held in range(1 << NUM_EVENT_IDS))
+
+
+def _lowest_free(held: int) -> int:
+    return _LOWEST_FREE[held & ((1 << NUM_EVENT_IDS) - 1)]
+
+
 def _alloc_id(core: CoreState, event: int, frame=None) -> int:
-    held = core.event_pool.get(event, 0)
-    event_id = _lowest_free(held)
+    pool = core.event_pool
+    held = pool.get(event, 0)
+    event_id = _LOWEST_FREE[held & ((1 << NUM_EVENT_IDS) - 1)]
     if event_id >= 0:
-        core.event_pool[event] = held | (1 << event_id)
+        pool[event] = held | (1 << event_id)
         return event_id
     abort(core, QueueStateError(f"no free event id for {HardEvent(event).name}: all "
                                 f"{NUM_EVENT_IDS} are held by queue operations or "

@@ -88,13 +88,19 @@ _ACCESS = 4                    # ints per access
 _CODES: list[CodeType | None] = [None]          # code id -> code object (0: inside ascsim)
 _CODE_IDS: dict[CodeType | None, int] = {None: 0}
 _CODE_LOCK = threading.Lock()
-_ids_get = _CODE_IDS.get
+# The constructors look a code object up by its address: hashing a code object hashes its
+# bytecode and constants on every lookup (0.15-0.3 us for a kernel method, once per row). Every
+# code object entered here stays referenced by _SEEN, so no other object can take its address.
+_IDS_BY_ADDRESS: dict[int, int] = {}            # id(code object) -> code id
+_SEEN: list[CodeType] = []
+_ids_get = _IDS_BY_ADDRESS.get
 
 
 def code_id(code: CodeType | int | None) -> int:
-    """The id a row stores for `code` (an id is returned as it is)."""
+    """The id a row stores for `code` (an id is returned as it is). Equal code objects (same
+    bytecode and constants) share one id."""
     found = _CODE_IDS.get(code)
-    if found is not None:
+    if found is not None and (type(code) is not CodeType or id(code) in _IDS_BY_ADDRESS):
         return found
     if type(code) is int:
         return code
@@ -103,6 +109,9 @@ def code_id(code: CodeType | int | None) -> int:
         if found is None:
             found = _CODE_IDS[code] = len(_CODES)
             _CODES.append(code)
+        if type(code) is CodeType and id(code) not in _IDS_BY_ADDRESS:
+            _SEEN.append(code)
+            _IDS_BY_ADDRESS[id(code)] = found
         return found
 
 
@@ -140,7 +149,7 @@ def signed64(value: int) -> int:
 def row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int, repeats: int,
         mode: int, scalar: int, params: tuple[int, ...], accesses: tuple[int, ...]) -> tuple:
     """A row; `accesses` is the flat (flags, memory, start, end) sequence."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, len(params)) + \
         params + accesses
 
@@ -148,7 +157,7 @@ def row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int, 
 def vector_row1(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
                 repeats: int, mode: int, scalar: int, dst: int, dst_end: int) -> tuple:
     """The count form of a vector instruction with one UB operand (written)."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
             W, MEM_UB, dst, dst_end)
 
@@ -157,7 +166,7 @@ def vector_row2(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, coun
                 repeats: int, mode: int, scalar: int, dst: int, dst_end: int, src: int,
                 src_end: int) -> tuple:
     """The count form of a vector instruction with two UB operands, the first written."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
             W, MEM_UB, dst, dst_end, R, MEM_UB, src, src_end)
 
@@ -166,7 +175,7 @@ def vector_row2p(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, cou
                  repeats: int, mode: int, scalar: int, param: int, dst: int, dst_end: int,
                  src: int, src_end: int) -> tuple:
     """As vector_row2, with one param (Cast: the source dtype)."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 1, param,
             W, MEM_UB, dst, dst_end, R, MEM_UB, src, src_end)
 
@@ -175,7 +184,7 @@ def vector_row3(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, coun
                 repeats: int, mode: int, scalar: int, dst: int, dst_end: int, src0: int,
                 src0_end: int, src1: int, src1_end: int) -> tuple:
     """The count form of a vector instruction with three UB operands, the first written."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0,
             W, MEM_UB, dst, dst_end, R, MEM_UB, src0, src0_end, R, MEM_UB, src1, src1_end)
 
@@ -186,7 +195,7 @@ def select_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count
                src1: int | None = None, src1_end: int = 0) -> tuple:
     """Select: dst and the library temp area written, the mask and the source(s) read (no
     src1 access with a scalar src1)."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     head = (op, pipe, code, lasti, dtype, count, repeats, mode, scalar, 0, W, MEM_UB, dst,
             dst_end, W, MEM_UB, tmp, tmp_end, R, MEM_UB, mask, mask_end, R, MEM_UB, src0,
             src0_end)
@@ -198,7 +207,7 @@ def copy_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: 
              dst_mem: int, dst: int, dst_end: int, src_flags: int, src_mem: int, src: int,
              src_end: int) -> tuple:
     """A DataCopy, or a DataCopyPad UB->GM: three params, then the dst and src accesses."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, blocks, 0, 0, 3, block_len, src_pitch,
             dst_pitch, dst_flags, dst_mem, dst, dst_end, src_flags, src_mem, src, src_end)
 
@@ -208,7 +217,7 @@ def pad_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: i
             is_pad: int, pad_bits: int, dst_flags: int, dst_mem: int, dst: int, dst_end: int,
             src_flags: int, src_mem: int, src: int, src_end: int) -> tuple:
     """A DataCopyPad GM->UB: eight params, then the dst and src accesses."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, blocks, 0, 0, 8, block_len, src_pitch,
             dst_pitch, left, right, padded, is_pad, pad_bits, dst_flags, dst_mem, dst, dst_end,
             src_flags, src_mem, src, src_end)
@@ -216,14 +225,14 @@ def pad_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: i
 
 def sync_row(op: int, pipe: int, code: CodeType, lasti: int, flag: int, implicit: int) -> tuple:
     """SetFlag / WaitFlag (MODE is the flag index) and PipeBarrier (MODE is the pipe)."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, 0, 0, 0, flag, 0, 1, implicit)
 
 
 def access_row(op: int, pipe: int, code: CodeType, lasti: int, dtype: int, count: int,
                mode: int, scalar: int, flags: int, mem: int, start: int, end: int) -> tuple:
     """A call with one memory operand and no params: queue calls, GetValue/SetValue."""
-    code = _ids_get(code) or code_id(code)
+    code = _ids_get(id(code)) or code_id(code)
     return (op, pipe, code, lasti, dtype, count, 0, mode, scalar, 0, flags, mem, start, end)
 
 

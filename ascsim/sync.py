@@ -329,7 +329,10 @@ def defer_row(core: CoreState, pipe: int, ins: Instruction, row: tuple, gm: int 
             _DEFERRED[ins.id, key] = header
     if header < 0:
         return eager_instead(core, pipe)
-    defer_on_pipe(core, pipe, header | gm, row)
+    if core.stalled & (1 << pipe):  # defer_on_pipe, inline: every deferred call comes here
+        core.backlog[pipe].append((core.batch.add, (header | gm, row)))
+    else:
+        core.batch.add(header | gm, row)
     return True
 
 
@@ -360,11 +363,16 @@ def wait_flag(core: CoreState, event: int, event_id: int, code: CodeType, lasti:
         record_wait(core, checked[1], checked[2], code, lasti, int(implicit))
 
 
+# record_set / record_wait run for every flag, the queue calls' implicit ones included
+_sync_row = rec.sync_row
+_SET_ID, _WAIT_ID = SET.id, WAIT.id
+
+
 def record_set(core: CoreState, src: int, dst: int, flag: int, code: CodeType, lasti: int,
                implicit: int) -> None:
     """Record a checked SetFlag and execute it on its source pipe (every SetFlag ends here);
     `code` is the kernel line's code object."""
-    core.records.append(rec.sync_row(SET.id, src, code, lasti, flag, implicit))
+    core.records.append(_sync_row(_SET_ID, src, code, lasti, flag, implicit))
     if core.stalled & (1 << src):
         core.backlog[src].append((_do_set, (core, flag, dst, len(core.records) - 1)))
     elif core.flags[flag] or core.waiting[dst] == flag:
@@ -376,7 +384,7 @@ def record_set(core: CoreState, src: int, dst: int, flag: int, code: CodeType, l
 def record_wait(core: CoreState, dst: int, flag: int, code: CodeType, lasti: int,
                 implicit: int) -> None:
     """Record a checked WaitFlag and execute it on its destination pipe."""
-    core.records.append(rec.sync_row(WAIT.id, dst, code, lasti, flag, implicit))
+    core.records.append(_sync_row(_WAIT_ID, dst, code, lasti, flag, implicit))
     if core.stalled & (1 << dst):
         core.backlog[dst].append((_do_wait, (core, flag, dst)))
     elif core.flags[flag]:

@@ -410,15 +410,26 @@ _CAST = register(
                  "const UnaryRepeatParams &repeatParams);")),
     doc="type conversion with a RoundMode")
 _entries: dict[tuple[int, int, int], object] = {}
-# the deferred count form (batch.py): (source code, destination code, flags) -> batch header
-_headers: dict[tuple[int, int, int], int] = {}
+# the deferred count form (batch.py): (source code << 8 | destination code) << 2 | flags -> the
+# batch header of the count work with `_bind`'s literals (source code, destination code, flags)
+_headers: dict[int, int] = {}
 
 
 def _header(key: tuple[int, int, int], row_len: int) -> int:
+    scode, dcode, flags = key
     h = kind_of(cast_count, key, row_len)
     if h >= 0:  # EAGER is asked again: compile_in_background may be switched off
-        _headers[key] = h
+        _headers[(scode << 8 | dcode) << 2 | flags] = h
     return h
+
+
+_flags_memo: tuple = (None, 0)  # (profile, _flags(profile)) of the last Cast
+
+
+def _remember_flags(profile: object) -> int:
+    global _flags_memo
+    _flags_memo = (profile, _flags(profile))
+    return _flags_memo[1]
 
 
 def _deq_bits(core: object, src: DType, dst: DType, f) -> int | None:
@@ -477,10 +488,13 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
     core = dst.core
     if core.vmask is not None:
         count_form_done(core)  # the count form ends in Normal mode with a full mask
-    deq = _deq_bits(core, sdt, ddt, f)
-    if deq is None:
-        return
-    wide = max(ddt.size, sdt.size)
+    if sdt is int32_t and ddt is half:
+        deq = _deq_bits(core, sdt, ddt, f)
+        if deq is None:
+            return
+    else:
+        deq = 0  # what _deq_bits gives for every other pair
+    wide = ddt.size if ddt.size >= sdt.size else sdt.size
     row = rec.vector_row2p(_CAST.id, PIPE_V, f.f_code, f.f_lasti, ddt.code, count,
                            (count * wide + 255) >> 8, int(roundMode), deq, sdt.code, d, d + dn,
                            s, s + sn)
@@ -492,10 +506,13 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
         check_overlap(core, f, "Cast", -(-count * wide // 256), d, 256 * ddt.size // wide,
                       256 * ddt.size // wide, d + dn, s, 256 * sdt.size // wide,
                       256 * sdt.size // wide, s + sn)
-    flags = _flags(core.profile)
-    key = (sdt.code, ddt.code, flags)
+    profile = core.profile
+    memo = _flags_memo  # (profile, its _flags) of the last call: profiles are frozen
+    flags = memo[1] if memo[0] is profile else _remember_flags(profile)
     if core.batch is not None:  # deferred (batch.py): the count work with `_bind`'s literals
-        h = _headers.get(key) or _header(key, len(row))
+        h = _headers.get((sdt.code << 8 | ddt.code) << 2 | flags)
+        if h is None:  # (a header may be 0: the first kind)
+            h = _header((sdt.code, ddt.code, flags), len(row))
         if h >= 0:
             if core.stalled:
                 defer_on_pipe(core, PIPE_V, h, row)
@@ -503,6 +520,7 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
                 core.batch.add(h, row)
             return
         eager_instead(core, PIPE_V)
+    key = (sdt.code, ddt.code, flags)
     args = (sdt.code, ddt.code, flags, core.views[ddt.code], d >> ddt.shift,
             core.views[sdt.code], s >> sdt.shift, count, int(roundMode), deq)
     ep = _entries.get(key)

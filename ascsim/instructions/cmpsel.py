@@ -555,6 +555,11 @@ _compare_scalar_call.__doc__ = ("`CompareScalar(dstMask, src0, scalar, cmpMode, 
                                 "repeatTime, UnaryRepeatParams).")
 
 
+# the modes Select tests per call, as module constants: an enum member's class attribute costs
+# a few hundred ns (EnumType defines __getattr__, which slows every attribute of the class)
+_SCALAR_MODE, _CMPMASK_SPR = SELMODE.VSEL_TENSOR_SCALAR_MODE, SELMODE.VSEL_CMPMASK_SPR
+
+
 def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: object,
             selMode: SELMODE, *rest, _f=None) -> None:
     """`Select(dst, selMask, src0, src1 | scalar, selMode, count)` or the level-0 form
@@ -567,7 +572,7 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
         count = as_count(count)
     dt = dst.dtype
     mode = selMode if type(selMode) is SELMODE else SELMODE(int(selMode))
-    scalar_mode = mode == SELMODE.VSEL_TENSOR_SCALAR_MODE
+    scalar_mode = mode == _SCALAR_MODE
     if scalar_mode == isinstance(src1, LocalTensor):
         return fault(core_of(dst, src0), ParameterError(
             f"Select: {mode.name} takes " + ("a scalar src1" if scalar_mode
@@ -579,7 +584,7 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
             + ("" if scalar_mode else f", {src1.dtype}")), f, instruction="Select")
     per_repeat = REPEAT_BYTES // dt.size
     nb = count * dt.size
-    mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8
+    mask_bytes = per_repeat // 8 if mode == _CMPMASK_SPR else (count + 7) // 8
     d, m, a = dst.addr, selMask.addr, src0.addr
     if ((d | m | a) & 31 or count < 0 or nb > dst.size * dt.size or nb > src0.size * dt.size
             or mask_bytes > selMask.size * selMask.dtype.size
@@ -599,7 +604,7 @@ def _select(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, src1: obj
                     return
                 break
         nb = count * dt.size
-        mask_bytes = per_repeat // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else (count + 7) // 8
+        mask_bytes = per_repeat // 8 if mode == _CMPMASK_SPR else (count + 7) // 8
     core = dst.core
     if core.vmask is not None:
         count_form_done(core)  # the count form ends in Normal mode with a full mask
@@ -757,7 +762,7 @@ def _select_level0(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, sr
     dt = getattr(dst, "dtype", None)
     try:
         mode = SELMODE(int(selMode))
-        scalar_mode = mode == SELMODE.VSEL_TENSOR_SCALAR_MODE
+        scalar_mode = mode == _SCALAR_MODE
         if scalar_mode == isinstance(src1, LocalTensor):
             raise ParameterError(f"Select: {mode.name} takes "
                                  + ("a scalar src1" if scalar_mode else "a tensor src1"))
@@ -784,7 +789,7 @@ def _select_level0(dst: LocalTensor, selMask: LocalTensor, src0: LocalTensor, sr
     def extent(k: int, n: int) -> int:
         total = lane_count(counted, n, epb)
         if k == len(strided):   # selMask: E bits in mode 0, E per repeat in modes 1 and 2
-            used = min(per_repeat, total) if mode == SELMODE.VSEL_CMPMASK_SPR else total
+            used = min(per_repeat, total) if mode == _CMPMASK_SPR else total
             return (used + 7) // 8
         return strided_extent(n, epb, blk[k], rep[k], dt.size, total)
 

@@ -36,6 +36,7 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
+from ..batch import kind_of
 from ..convert import (
     CAST_RINT,
     bf16_bits_to_f32,
@@ -84,7 +85,7 @@ from ..registry import (
     register,
 )
 from ..replay import run_clipped
-from ..sync import defer_row, run_on_pipe
+from ..sync import defer_on_pipe, eager_instead, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import BLOCK_BYTES, as_count, core_of
 
@@ -127,11 +128,12 @@ class DataCopyExtParams(DataCopyParams):
     def __init__(self, blockCount: int = 1, blockLen: int = 0, srcStride: int = 0,
                  dstStride: int = 0, rsv: int = 0) -> None:
         # the base class's fields, set here directly: one struct per copy call, so it is hot
-        self.blockCount = int(blockCount)
-        self.blockLen = int(blockLen)
-        self.srcStride = int(srcStride)
-        self.dstStride = int(dstStride)
-        self.rsv = int(rsv)
+        # (and an int needs no int() call)
+        self.blockCount = blockCount if type(blockCount) is int else int(blockCount)
+        self.blockLen = blockLen if type(blockLen) is int else int(blockLen)
+        self.srcStride = srcStride if type(srcStride) is int else int(srcStride)
+        self.dstStride = dstStride if type(dstStride) is int else int(dstStride)
+        self.rsv = rsv if type(rsv) is int else int(rsv)
 
 
 class DataCopyPadExtParams:
@@ -149,9 +151,9 @@ class DataCopyPadExtParams:
     def __init__(self, dtype: DType | None = None, isPad: bool = False, leftPadding: int = 0,
                  rightPadding: int = 0, paddingValue: object = 0) -> None:
         self.dtype = dtype
-        self.isPad = bool(isPad)
-        self.leftPadding = int(leftPadding)
-        self.rightPadding = int(rightPadding)
+        self.isPad = isPad if type(isPad) is bool else bool(isPad)
+        self.leftPadding = leftPadding if type(leftPadding) is int else int(leftPadding)
+        self.rightPadding = rightPadding if type(rightPadding) is int else int(rightPadding)
         self.paddingValue = paddingValue
 
     def __repr__(self) -> str:
@@ -491,11 +493,27 @@ def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clippe
 def _defer(core: CoreState, ins, pipe: int, row: tuple) -> bool:
     """A copy row into the core's batch, with the GM buffer it touches (a copy row has two
     accesses, dst then src; the UB's memory id is 0, so their sum is the GM buffer's id); False
-    when its kind runs eagerly (`defer_row`). The copies' `Work.bind` reads only PIPE, MODE and
-    the profile's dummy fill (core.dummy, core.first_element_dummy)."""
+    when its kind runs eagerly (batch.EAGER; see sync.eager_instead). The copies' `Work.bind`
+    reads only PIPE, MODE and the profile's dummy fill (core.dummy, core.first_element_dummy):
+    the header is looked up by those (defer_row's key), in one flat tuple, since every copy of a
+    kernel comes here."""
     k = rec.HEADER + row[rec.NPARAM]
-    return defer_row(core, pipe, ins, row, row[k + 1] + row[k + 5],
-                     key=(pipe, row[MODE], len(row), core.dummy, core.first_element_dummy))
+    key = (ins.id, pipe, row[MODE], len(row), core.dummy, core.first_element_dummy)
+    header = _COPY_HEADERS.get(key)
+    if header is None:
+        form, literals = ins.work.bind(row, core.profile)
+        header = kind_of(ins.work.kernels[form], literals, len(row))
+        if header < 0:  # EAGER is asked again: compile_in_background may be switched off
+            return eager_instead(core, pipe)
+        _COPY_HEADERS[key] = header
+    if core.stalled:
+        defer_on_pipe(core, pipe, header | (row[k + 1] + row[k + 5]), row)
+    else:
+        core.batch.add(header | (row[k + 1] + row[k + 5]), row)
+    return True
+
+
+_COPY_HEADERS: dict[tuple, int] = {}  # _defer's key -> the batch header of the copy's kind
 
 
 _COPY_EP: list = []                 # the compiled copy_blocks (one signature serves all)
@@ -551,11 +569,20 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
              countOrParams: int | DataCopyParams) -> None:
     """`DataCopy(dst, src, count)` or `DataCopy(dst, src, DataCopyParams)`."""
     f = sys._getframe(1)
-    pipe = _direction("DataCopy", dst, src, f)
-    if pipe < 0:
-        return
+    # A kernel makes this call per tile and operand: the plain tensor types and a count are
+    # tested first, and the operand checks run only when a plain test fails (they then report
+    # exactly what _check_ub / _check_gm report).
+    tdst, tsrc = type(dst), type(src)
+    if tdst is LocalTensor and tsrc is GlobalTensor:
+        pipe = PIPE_MTE2
+    elif tdst is GlobalTensor and tsrc is LocalTensor:
+        pipe = PIPE_MTE3
+    else:
+        pipe = _direction("DataCopy", dst, src, f)
+        if pipe < 0:
+            return
     dt = src.dtype
-    if isinstance(countOrParams, DataCopyParams):
+    if type(countOrParams) is not int and isinstance(countOrParams, DataCopyParams):
         p = countOrParams
         count, blen = p.blockCount, p.blockLen * BLOCK_BYTES
         spitch = blen + p.srcStride * BLOCK_BYTES
@@ -587,31 +614,43 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
     ub_size = core.ub.size
     clipped = False
     if pipe == PIPE_MTE2:
-        ok = _check_ub("DataCopy", dst, span_d, "dst", f, True)
-        if not (_check_gm("DataCopy", src, src.byte_off, src.byte_off + span_s, False, f,
-                          dst.core) and ok):
-            clipped = (_outside(ub_size, dst.addr, span_d)
-                       or _outside(src.buf.nbytes, src.byte_off, span_s))
-        gm, dmem, d, smem, s = src.buf.data, MEM_UB, dst.addr, src.buf.mem_id, src.byte_off
-        args = (core.ub, d, dpitch, gm, s, spitch, blen, count)
+        buf, s = src.buf, src.byte_off
+        if (dst.addr & 31 or span_d > dst.size * dst.dtype.size or buf is None or s < 0
+                or s + span_s > buf.nbytes):
+            ok = _check_ub("DataCopy", dst, span_d, "dst", f, True)
+            if not (_check_gm("DataCopy", src, s, s + span_s, False, f, dst.core) and ok):
+                clipped = (_outside(ub_size, dst.addr, span_d)
+                           or _outside(buf.nbytes, s, span_s))
+        gm, dmem, d, smem = buf.data, MEM_UB, dst.addr, buf.mem_id
     elif pipe == PIPE_MTE3:
-        ok = _check_ub("DataCopy", src, span_s, "src", f)
-        if not (_check_gm("DataCopy", dst, dst.byte_off, dst.byte_off + span_d, True, f,
-                          src.core) and ok):
-            clipped = (_outside(dst.buf.nbytes, dst.byte_off, span_d)
-                       or _outside(ub_size, src.addr, span_s))
-        gm, dmem, d, smem, s = dst.buf.data, dst.buf.mem_id, dst.byte_off, MEM_UB, src.addr
-        args = (gm, d, dpitch, core.ub, s, spitch, blen, count)
+        buf, d = dst.buf, dst.byte_off
+        if (src.addr & 31 or span_s > src.size * src.dtype.size or buf is None or d < 0
+                or d + span_d > buf.nbytes):
+            ok = _check_ub("DataCopy", src, span_s, "src", f)
+            if not (_check_gm("DataCopy", dst, d, d + span_d, True, f, src.core) and ok):
+                clipped = (_outside(buf.nbytes, d, span_d)
+                           or _outside(ub_size, src.addr, span_s))
+        gm, dmem, smem, s = buf.data, buf.mem_id, MEM_UB, src.addr
     else:
         ok = _check_ub("DataCopy", dst, span_d, "dst", f, True)
         if not (_check_ub("DataCopy", src, span_s, "src", f) and ok):
             clipped = _outside(ub_size, dst.addr, span_d) or _outside(ub_size, src.addr, span_s)
         gm, dmem, d, smem, s = NO_GM, MEM_UB, dst.addr, MEM_UB, src.addr
-        args = (core.ub, d, dpitch, core.ub, s, spitch, blen, count)
     row = rec.copy_row(COPY.id, pipe, f.f_code, f.f_lasti, dt.code,
                        count * blen // dt.size, count, blen, spitch, dpitch, W | strided, dmem,
                        d, d + span_d, strided, smem, s, s + span_s)
-    if pipe == PIPE_MTE3 and core.xcore is not None and core.xcore.atomic is not None:
+    atomic = pipe == PIPE_MTE3 and core.xcore is not None and core.xcore.atomic is not None
+    if core.batch is not None and not clipped and not atomic and \
+            _defer(core, COPY, pipe, row):  # deferred (batch.py)
+        core.records.append(row)  # else _execute or _atomic_store appends it
+        return
+    if pipe == PIPE_MTE2:
+        args = (core.ub, d, dpitch, gm, s, spitch, blen, count)
+    elif pipe == PIPE_MTE3:
+        args = (gm, d, dpitch, core.ub, s, spitch, blen, count)
+    else:
+        args = (core.ub, d, dpitch, core.ub, s, spitch, blen, count)
+    if atomic:
         return _atomic_store(core, COPY, gm, row, clipped, args, f)
     _execute(core, COPY, pipe, gm, row, clipped,
              _COPY_EP[0] if _COPY_EP else _copy_entry(args), args)

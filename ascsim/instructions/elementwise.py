@@ -691,16 +691,6 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
             headers[op << 8 | dt.code] = h
         return h
 
-    def defer(core, op: int, dt: DType, row: tuple) -> bool:
-        h = headers.get(op << 8 | dt.code) or header(op, dt, row)
-        if h < 0:
-            return eager_instead(core, pipe_v)
-        if core.stalled:
-            defer_on_pipe(core, pipe_v, h, row)
-        else:
-            core.batch.add(h, row)
-        return True
-
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
     # the record is one flat tuple, and the compiled loop is called directly.
     if form == "binary":
@@ -743,8 +733,17 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None and defer(core, op, dt, row):
-                    return
+                if core.batch is not None:  # defer(), inline
+                    h = headers.get(op << 8 | dt.code)
+                    if h is None:  # (a header may be 0: the first kind)
+                        h = header(op, dt, row)
+                    if h >= 0:
+                        if core.stalled:
+                            defer_on_pipe(core, pipe_v, h, row)
+                        else:
+                            core.batch.add(h, row)
+                        return
+                    eager_instead(core, pipe_v)  # (batch.EAGER)
                 args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
                 ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
@@ -790,8 +789,17 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None and defer(core, op, dt, row):
-                    return
+                if core.batch is not None:  # defer(), inline
+                    h = headers.get(op << 8 | dt.code)
+                    if h is None:  # (a header may be 0: the first kind)
+                        h = header(op, dt, row)
+                    if h >= 0:
+                        if core.stalled:
+                            defer_on_pipe(core, pipe_v, h, row)
+                        else:
+                            core.batch.add(h, row)
+                        return
+                    eager_instead(core, pipe_v)  # (batch.EAGER)
                 if has_scalar:
                     args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
@@ -981,7 +989,9 @@ def _duplicate(dst: LocalTensor, scalarValue: object, *rest, _f=None,
         return fault(core_of(dst), _dtype_error("Duplicate", allowed, dst), f,
                      instruction="Duplicate")
     if len(rest) == 1:
-        count = as_count(rest[0])
+        count = rest[0]
+        if type(count) is not int:
+            count = as_count(count)
         nb = count * dt.size
         if dst.addr & 31 or count < 0 or nb > dst.size * dt.size:
             count = recover_count(core_of(dst), operand_error("Duplicate", count,
