@@ -4,8 +4,8 @@ One CPython thread captures every AscendC call of a launch, so a launch uses abo
 (and a second for the deferred numba work, batch.py). With `workers=N` the launch, once set up,
 forks N children, and each runs a contiguous share of the cores (the *shares*) on its
 copy-on-write copy of the GM buffers; the Unified Buffers live in a shared anonymous mapping.
-Each child sends back, through a pipe, its cores' records and logs and the GM bytes they
-wrote (the byte ranges of the records' GM writes).
+Each child sends back, through a pipe, its cores' records and logs, and puts the GM bytes
+they wrote (the byte ranges of the records' GM writes) in a shared staging copy of GM.
 
 Shares that are independent give exactly what one process gives, so the launch keeps the
 shared run only when that is certain, and otherwise runs again in one process from the caller's
@@ -15,7 +15,7 @@ arrays, which it has not touched yet:
 - an error in any core: the one-process run raises it, from the one-process state;
 - GM bytes one share writes and another reads or writes (from the records' byte ranges, which
   cover every access; a strided access counts its whole span): the shares' order would matter.
-Then the bytes the children wrote are copied into the caller's arrays.
+Then the bytes the children wrote are copied from the staging copy into the caller's arrays.
 
 Forking, not a pool of long-lived processes: a forked child has the kernel, its arguments and
 every compiled function already (any kernel, closures included, with nothing pickled), and the
@@ -71,13 +71,15 @@ def run_shares(run_share: Callable[[list[int]], None], shares: list[list[int]],
     they wrote."""
     known = len(rec._CODES)  # the code ids every child inherits
     kinds = batch.kind_count()   # and the batch kinds
+    # where the children put the GM bytes they wrote (pages cost only where written)
+    stage = [None if buf is None else shared_bytes(buf.nbytes) for buf in gm]
     children = []
     for share in shares:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(read)
-            _child(run_share, share, cores, finish, (known, kinds), write)  # never returns
+            _child(run_share, share, cores, finish, (known, kinds), stage, write)  # no return
         os.close(write)
         children.append((pid, read))
     results = []
@@ -94,8 +96,8 @@ def run_shares(run_share: Callable[[list[int]], None], shares: list[list[int]],
         return False
     for share, got in zip(shares, results, strict=True):
         _take(got, share, cores)
-        for mem, start, data in got.writes:
-            gm[mem - 1].data[start:start + len(data)] = np.frombuffer(data, np.uint8)
+        for mem, start, end in got.writes:
+            gm[mem - 1].data[start:end] = stage[mem - 1][start:end]
     return True
 
 
@@ -106,12 +108,13 @@ class _Share(NamedTuple):
     logs: list[list[str]]
     codes: dict[int, bytes]         # the child's new code ids -> their code, marshalled
     spans: np.ndarray               # gm_spans of its records
-    writes: list[tuple[int, int, bytes]]  # (memory id, start, the bytes there)
+    writes: list[tuple[int, int, int]]  # (memory id, start, end): the bytes are in the stage
     kinds: list[tuple]              # the batch kinds it made (batch.kinds_since)
 
 
 def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequence[Any],
-           finish: Callable[[], None], inherited: tuple[int, int], write: int) -> None:
+           finish: Callable[[], None], inherited: tuple[int, int],
+           stage: list[np.ndarray | None], write: int) -> None:
     known, kinds = inherited
     out = b""
     try:
@@ -122,8 +125,9 @@ def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequ
         codes = {i: marshal.dumps(rec._CODES[i]) for i in new_ids}
         spans = gm_spans(rows)
         gm = cores[share[0]].gm
-        writes = [(mem, start, gm[mem].data[start:end].tobytes())
-                  for mem, start, end in _merged(spans[spans[:, 3] == 1, :3])]
+        writes = _merged(spans[spans[:, 3] == 1, :3])
+        for mem, start, end in writes:
+            stage[mem - 1][start:end] = gm[mem].data[start:end]
         out = pickle.dumps(_Share(rows, [cores[c].log for c in share], codes, spans, writes,
                                   batch.kinds_since(kinds)), protocol=5)
     except BaseException:  # noqa: BLE001 - an empty message: the shared run does not stand

@@ -7,9 +7,9 @@ times each worker count in interleaved rounds (best of --repeat) next to whole-a
 splits a workers=2 launch into its parts:
 - host: what the op does outside the cores' run (tiling, allocations, the aclnn layer);
 - share: each child's time on its share of the cores (wall, and its capture thread's CPU);
-- pack: a child serialising its records, logs and GM writes;
+- pack: a child putting its GM writes in the staging copy and serialising its records and logs;
 - merge: the parent reading the children's results, checking the shares' independence,
-  mapping code ids and copying the written GM bytes.
+  mapping code ids and copying the written GM bytes from the staging copy.
 - fork: the parent's os.fork, once per child (start: until the last child ran).
 From those it prints the time the model `host + N fork + share/N + pack/N + merge` gives for 16
 and 64 host cores (N capped at the launch's 48 cores): the children's capture is the part that
@@ -95,7 +95,7 @@ class _Split:
         self.parts.append(self.current)
         return stands
 
-    def child(self, run_share, share, cores, finish, inherited, write):
+    def child(self, run_share, share, cores, finish, inherited, stage, write):
         stats_w = self.current["pipes"][self.current["shares"].index(share)][1]
         t0, c0 = time.perf_counter(), time.thread_time()
         marks = {}
@@ -118,7 +118,7 @@ class _Split:
             os.write(stats_w, dumps(marks))
             return out
         forked.pickle.dumps = timed_dumps
-        self._child(timed_share, share, cores, timed_finish, inherited, write)
+        self._child(timed_share, share, cores, timed_finish, inherited, stage, write)
 
     def read_children(self) -> list[dict[str, float]]:
         part = self.parts[-1]
