@@ -5,6 +5,8 @@ one process (cross-core points, GM bytes two shares touch, errors)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -116,15 +118,18 @@ def test_gm_bytes_two_shares_touch_make_the_launch_run_in_one_process(order):
     assert results[0][3] == results[1][3]
 
 
-def _printing_kernel():
+def _scaling_kernel(log: bool = False, overrun: int = -1):
+    """Core b halves its slice of x into out; with `log` it prints its first element first, and
+    core `overrun` overruns its buffer."""
     @kernel_sync("manual")
     def kernel(x, out):
         b = GetBlockIdx()
         pipe = TPipe()
         t = _buf(pipe).Get[float]()
         _copy_in(t, _gm(x)[b * N], N)
-        printf("core %d first %f\n", b, float(t.GetValue(0)))
-        Muls(t, t, 0.5, N)
+        if log:
+            printf("core %d first %f\n", b, float(t.GetValue(0)))
+        Muls(t, t, 0.5, N * 100 if b == overrun else N)  # MULS_LINE
         _copy_out(_gm(out)[b * N], t, N)
     return kernel
 
@@ -134,7 +139,7 @@ def test_logs_and_records_of_a_kernel_new_to_this_process():
     the rows point at the kernel's lines, and a one-process run afterwards gives equal rows."""
     n = 5
     x = RNG.standard_normal(n * N).astype(np.float32)
-    kernel = _printing_kernel()
+    kernel = _scaling_kernel(log=True)
     out2 = np.zeros_like(x)
     many = ascsim.launch(kernel, n, x, out2, workers=2)
     out1 = np.zeros_like(x)
@@ -143,20 +148,10 @@ def test_logs_and_records_of_a_kernel_new_to_this_process():
     _same_run(one, many)
     muls = next(r for r in many.cores[4].records if REGISTRY[r[rec.OP]].name == "Muls")
     py, _ = rec.position_of(muls)
-    assert py.endswith(f"test_workers.py:{_printing_kernel.__code__.co_firstlineno + 8}")
+    lines = Path(__file__).read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "# MULS_LINE" in text)
+    assert py.endswith(f"test_workers.py:{line}")
     assert len(many.log()) == n and many.log()[4].startswith("[core 4")
-
-
-def _faulting_kernel():
-    @kernel_sync("manual")
-    def kernel(x, out):
-        b = GetBlockIdx()
-        pipe = TPipe()
-        t = _buf(pipe).Get[float]()
-        _copy_in(t, _gm(x)[b * N], N)
-        Muls(t, t, 2.0, N * 100 if b == 3 else N)  # core 3 overruns its buffer
-        _copy_out(_gm(out)[b * N], t, N)
-    return kernel
 
 
 def test_an_error_in_a_share_is_raised_as_one_process_raises_it():
@@ -166,7 +161,7 @@ def test_an_error_in_a_share_is_raised_as_one_process_raises_it():
     for workers in (1, 2):
         out = np.zeros_like(x)
         with pytest.raises(SimulationError) as e:
-            ascsim.launch(_faulting_kernel(), n, x, out, workers=workers)
+            ascsim.launch(_scaling_kernel(overrun=3), n, x, out, workers=workers)
         errors.append((str(e.value).replace("test_workers.py", ""), out.tobytes()))
     assert errors[0] == errors[1]
 

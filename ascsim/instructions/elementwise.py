@@ -685,11 +685,18 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
     headers: dict[int, int] = {}
     count_work = work.kernels["count"]
 
-    def header(op: int, dt: DType, row: tuple) -> int:
-        h = kind_of(count_work, (op, dt.code, 0), len(row))
-        if h >= 0:  # EAGER is asked again: compile_in_background may be switched off
+    def defer(core, op: int, dt: DType, row: tuple) -> bool:
+        """The deferred count form's other cases: a kind not met yet, a stalled pipe, or a
+        kind that runs eagerly (batch.EAGER, asked again each call: compile_in_background may
+        be switched off); False when the caller runs the work itself."""
+        h = headers.get(op << 8 | dt.code)
+        if h is None:
+            h = kind_of(count_work, (op, dt.code, 0), len(row))
+            if h < 0:
+                return eager_instead(core, pipe_v)
             headers[op << 8 | dt.code] = h
-        return h
+        defer_on_pipe(core, pipe_v, h, row)
+        return True
 
     # The count forms below are the simulator's hottest code: checks are plain integer tests,
     # the record is one flat tuple, and the compiled loop is called directly.
@@ -733,17 +740,13 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None:  # defer(), inline
+                if core.batch is not None:  # deferred: a known kind on a free pipe, inline
                     h = headers.get(op << 8 | dt.code)
-                    if h is None:  # (a header may be 0: the first kind)
-                        h = header(op, dt, row)
-                    if h >= 0:
-                        if core.stalled:
-                            defer_on_pipe(core, pipe_v, h, row)
-                        else:
-                            core.batch.add(h, row)
+                    if h is not None and not core.stalled:
+                        core.batch.add(h, row)
                         return
-                    eager_instead(core, pipe_v)  # (batch.EAGER)
+                    if defer(core, op, dt, row):
+                        return
                 args = (op, dt.code, core.views[dt.code], d >> sh, a >> sh, b >> sh, count)
                 ep = entries.get(op << 8 | dt.code) or compiled(dt, args)
                 if core.stalled:
@@ -789,17 +792,13 @@ def _front_end(ins: Instruction, form: str, lit: int, op: Op | None = None):
                 else:
                     m = memo
                     op = m[1] if m[0] is core.profile else pick(core.profile)
-                if core.batch is not None:  # defer(), inline
+                if core.batch is not None:  # deferred: a known kind on a free pipe, inline
                     h = headers.get(op << 8 | dt.code)
-                    if h is None:  # (a header may be 0: the first kind)
-                        h = header(op, dt, row)
-                    if h >= 0:
-                        if core.stalled:
-                            defer_on_pipe(core, pipe_v, h, row)
-                        else:
-                            core.batch.add(h, row)
+                    if h is not None and not core.stalled:
+                        core.batch.add(h, row)
                         return
-                    eager_instead(core, pipe_v)  # (batch.EAGER)
+                    if defer(core, op, dt, row):
+                        return
                 if has_scalar:
                     args = (op, dt.code, core.views[dt.code], d >> sh, s >> sh, count, bits)
                 else:
