@@ -143,9 +143,10 @@ def test_corpus_kernel_both_ways(both_ways, name):
 
 # ---- every test kernel ----------------------------------------------------------------------
 
-# Every instruction, memory, queue and sync test with --both-ways takes about 10 minutes on a
-# 2-core machine (each launch forks its eager twin): too long for every run of the suite, which
-# runs the files of the deferred call forms' front ends; ASCSIM_BOTH_WAYS=all runs them all.
+# Every instruction, memory, queue and sync test with --both-ways (1742 tests; each launch forks
+# its eager twin) takes about 2 minutes on a 2-core machine with a warm numba cache, several
+# times that cold: the suite runs the files of the deferred call forms' front ends, and
+# ASCSIM_BOTH_WAYS=all runs them all.
 _ALL_KERNEL_TESTS = (
     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_instr_*.py")),
     "tests/test_memory.py", "tests/test_pipe_queue.py", "tests/test_pipe_events.py",
