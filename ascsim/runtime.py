@@ -337,7 +337,8 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     try:
         run_core = partial(_run_core, kernel, args)
         with contextlib.ExitStack() as stack:
-            if block_dim > 1 and progress.is_enabled():  # a bar once the launch takes 1 s
+            # a bar once the launch takes 1 s (forked shares would each draw their own)
+            if block_dim > 1 and progress.is_enabled() and shares is None:
                 tick = stack.enter_context(progress.tick_bar(block_dim, name, " cores"))
                 run_core = partial(_run_core_ticking, run_core, tick)
             scheduler = CoreScheduler(cores, [c.block_idx for c in order], threads, run_core)
