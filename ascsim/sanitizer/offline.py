@@ -5,6 +5,8 @@ positions."""
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -472,19 +474,27 @@ def _gaps(lo: np.ndarray, hi: np.ndarray, size: int) -> list[tuple[int, int]]:
     return gaps
 
 
+_PASS_THREADS = max(1, min(8, os.cpu_count() or 1))
+
+
 def analyse_run(run: Run, session: Session) -> list[Finding]:
     """Every offline finding of a finished launch, core by core, then across cores."""
     findings: list[Finding] = []
     gm_rows: list[np.ndarray] = []
     positions: list[_Positions] = []
     classes: list[np.ndarray] = []  # per core: each record's dataflow class
-    for core in run.cores:
-        enc = encode_core(core)
+    encoded = [encode_core(core) for core in run.cores]
+    # the per-core passes are nogil numba: on threads they run side by side (in core order
+    # of their results, so the findings do not depend on the thread count)
+    busy = [(core, enc) for core, enc in zip(run.cores, encoded, strict=True) if enc.size]
+    with ThreadPoolExecutor(max_workers=_PASS_THREADS) as pool:
+        passed = iter(list(pool.map(lambda ce: _pass(*ce, session), busy)))
+    for core, enc in zip(run.cores, encoded, strict=True):
         classes.append(enc.cls)
         pos = _Positions(core)
         positions.append(pos)
         if enc.size:
-            ev, dropped, executed = _pass(core, enc, session)
+            ev, dropped, executed = next(passed)
             findings += _event_findings(core, enc, ev, dropped, session, pos)
             findings += _sync_findings(core, enc, pos)
             findings += _queue_end_findings(core, enc, pos)
