@@ -206,7 +206,12 @@ def load_kinds(kinds: Sequence[tuple[str, str, tuple[int, int, int], int]]) -> N
     """Make these kinds here (compiled, or loaded from numba's disk cache), so that processes
     forked later have them."""
     for module, name, literals, row_len in kinds:
-        _KINDS.kind(getattr(importlib.import_module(module), name), tuple(literals), row_len)
+        _KINDS.kind(_work_named(module, name), tuple(literals), row_len)
+
+
+def _work_named(module: str, name: str) -> Any:
+    """A registry work function by where it is defined (how kinds travel between processes)."""
+    return getattr(importlib.import_module(module), name)
 
 
 # ---- compiling in the background --------------------------------------------------------------
@@ -302,7 +307,7 @@ def prewarm() -> None:
     _mark_compiled(_RUN_BATCH)
     for line in sys.stdin:
         module, name, a, b, c, row_len = line.split()
-        kernel = getattr(importlib.import_module(module), name)
+        kernel = _work_named(module, name)
         literals = (int(a), int(b), int(c))
         _native_address(kernel, literals, int(row_len))
         _mark_compiled(_kind_name(kernel, literals, int(row_len)))

@@ -8,7 +8,7 @@ import math
 
 from .. import prewarm
 from ..errors import UsageError
-from .run import add_common, run_and_report
+from .run import add_common, add_workers, run_and_report
 
 
 def _window(text: str) -> tuple[float, float]:
@@ -55,6 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                    "(docs/timing.md). Prints a summary; writes the outputs "
                                    "asked for.")
     add_common(p)
+    add_workers(p)
     p.add_argument("--timeline", metavar="PNG", help="Gantt chart: a lane per pipe per core")
     p.add_argument("--trace", metavar="JSON", help="Chrome trace (Perfetto, chrome://tracing, "
                                                    "MindStudio Insight)")

@@ -54,6 +54,10 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, help="hardware profile name or TOML file")
     p.add_argument("--threads", type=positive_int, default=1,
                    help="host threads for the cores (>= 1)")
+
+
+def add_workers(p: argparse.ArgumentParser) -> None:
+    """The option of the commands that run the op in the fast mode (run, profile)."""
     p.add_argument("--workers", type=positive_int, default=1,
                    help="host processes tracing the cores (>= 1; the fast mode, on POSIX; a "
                         "launch whose cores interact runs in one)")
@@ -65,6 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                    "for bit with the op's float32 numpy model, and print a "
                                    "summary. Op-specific options follow the op name.")
     add_common(p)
+    add_workers(p)
     p.add_argument("--sanitize", default="off", choices=("off", "check", "strict"))
     p.add_argument("--timeline", default=None, metavar="PNG",
                    help="also write a pipeline timeline picture")
@@ -86,7 +91,7 @@ def run_and_report(args: argparse.Namespace, **device: Any) -> tuple:
     """Run the op (once to warm the jit, once timed), print what the cores did and how the
     result compares with the op's numpy model. Returns (run, mismatch)."""
     op, shape, dtype, inputs, options = prepare(args)
-    with worker_processes(getattr(args, "workers", 1)):
+    with worker_processes(args.workers):
         op.run(inputs, options, **device)  # compile and warm the numba kernels
         start = time.perf_counter()
         out, run = op.run(inputs, options, **device)

@@ -36,7 +36,6 @@ import numpy as np
 from numba import literally, njit
 
 from .. import records as rec
-from ..batch import kind_of
 from ..convert import (
     CAST_RINT,
     bf16_bits_to_f32,
@@ -85,7 +84,7 @@ from ..registry import (
     register,
 )
 from ..replay import run_clipped
-from ..sync import defer_on_pipe, eager_instead, run_on_pipe
+from ..sync import defer_row, run_on_pipe
 from ..workcall import NO_GM, compile_loop
 from .common import BLOCK_BYTES, as_count, core_of
 
@@ -493,27 +492,11 @@ def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clippe
 def _defer(core: CoreState, ins, pipe: int, row: tuple) -> bool:
     """A copy row into the core's batch, with the GM buffer it touches (a copy row has two
     accesses, dst then src; the UB's memory id is 0, so their sum is the GM buffer's id); False
-    when its kind runs eagerly (batch.EAGER; see sync.eager_instead). The copies' `Work.bind`
-    reads only PIPE, MODE and the profile's dummy fill (core.dummy, core.first_element_dummy):
-    the header is looked up by those (defer_row's key), in one flat tuple, since every copy of a
-    kernel comes here."""
+    when its kind runs eagerly (`defer_row`). The copies' `Work.bind` reads only PIPE, MODE and
+    the profile's dummy fill (core.dummy, core.first_element_dummy): the header's key."""
     k = rec.HEADER + row[rec.NPARAM]
-    key = (ins.id, pipe, row[MODE], len(row), core.dummy, core.first_element_dummy)
-    header = _COPY_HEADERS.get(key)
-    if header is None:
-        form, literals = ins.work.bind(row, core.profile)
-        header = kind_of(ins.work.kernels[form], literals, len(row))
-        if header < 0:  # EAGER is asked again: compile_in_background may be switched off
-            return eager_instead(core, pipe)
-        _COPY_HEADERS[key] = header
-    if core.stalled:
-        defer_on_pipe(core, pipe, header | (row[k + 1] + row[k + 5]), row)
-    else:
-        core.batch.add(header | (row[k + 1] + row[k + 5]), row)
-    return True
-
-
-_COPY_HEADERS: dict[tuple, int] = {}  # _defer's key -> the batch header of the copy's kind
+    return defer_row(core, pipe, ins, row, row[k + 1] + row[k + 5],
+                     key=(pipe, row[MODE], len(row), core.dummy, core.first_element_dummy))
 
 
 _COPY_EP: list = []                 # the compiled copy_blocks (one signature serves all)
