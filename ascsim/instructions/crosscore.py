@@ -45,6 +45,8 @@ import threading
 from collections import deque
 from typing import Any
 
+import numpy as np
+
 from .. import records as rec
 from ..core import (
     MEM_UB,
@@ -208,10 +210,11 @@ def cross_wait_partner(row: tuple) -> tuple[int, int] | None:
     return (p[1], p[2]) if len(p) >= 3 and p[1] >= 0 else None
 
 
-def is_atomic_store(row: tuple) -> bool:
-    """A UB->GM copy made under the DMA atomic mode (MODE holds the operation)."""
-    return row[rec.PIPE] == PIPE_MTE3 and row[rec.MODE] != 0 and (
-        row[rec.OP] == COPY.id or row[rec.OP] == COPY_PAD.id)
+def atomic_stores(cols: rec.Columns) -> np.ndarray:
+    """The indices of one core's rows (as columns) that are UB->GM copies made under the DMA
+    atomic mode (MODE holds the operation)."""
+    return np.flatnonzero((cols.pipe == PIPE_MTE3) & (cols.mode != 0)
+                          & ((cols.op == COPY.id) | (cols.op == COPY_PAD.id)))
 
 
 # ---- helpers ------------------------------------------------------------------------------------

@@ -25,15 +25,15 @@ import numpy as np
 
 from ..errors import AscsimError, RaceError
 from ..findings import WARNING, Finding
-from ..instructions.crosscore import cross_core_role, cross_wait_partner, is_atomic_store
-from ..records import OP, accesses_of, position_of
+from ..instructions.crosscore import atomic_stores, cross_core_role, cross_wait_partner
+from ..records import OP, Columns, accesses_of, position_of
 from ..registry import REGISTRY
 
 if TYPE_CHECKING:
     from ..core import CoreState
     from ..runtime import Run
 
-__all__ = ["CoreClocks", "atomic_records", "internal_records", "order_findings"]
+__all__ = ["CoreClocks", "internal_records", "order_findings"]
 
 
 class CoreClocks:
@@ -102,11 +102,6 @@ class CoreClocks:
             self.before(core_b, rec_b, core_a, rec_a)
 
 
-def atomic_records(core: CoreState) -> np.ndarray:
-    """bool per record: a UB->GM copy under the DMA atomic mode."""
-    return np.array([is_atomic_store(r) for r in core.records], np.bool_)
-
-
 def internal_records(core: CoreState) -> frozenset[int]:
     x = core.xcore
     return frozenset(x.internal) if x is not None else frozenset()
@@ -127,8 +122,8 @@ def order_findings(run: Run, rerun: Callable[[], list[Any]]) -> list[Finding]:
     the kernel again with the reversed core order (`rerun`) and report the GM bytes whose
     values changed: a float sum over cores is not associative, so the hardware, whose order
     across cores is not fixed, may give any of these results."""
-    stores = [(c, i, r) for c, core in enumerate(run.cores)
-              for i, r in enumerate(core.records) if is_atomic_store(r)]
+    stores = [(c, i, core.records[i]) for c, core in enumerate(run.cores)
+              for i in atomic_stores(Columns(core.records)).tolist()]
     if not stores:
         return []
     try:
