@@ -7,9 +7,11 @@ thread-local lookup.
 
 from __future__ import annotations
 
+import mmap
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -124,18 +126,57 @@ def settle_memory(core: CoreState | None) -> None:
         core.batch.sync()
 
 
+class _BlockPool:
+    """Memory of UB blocks whose launches are over, kept for the next launches.
+
+    Memory a process has not touched yet is slow to fault in, and on some hosts a freshly
+    allocated large numpy array (which numpy asks the kernel to back with huge pages) sometimes
+    waits tens of milliseconds for the kernel to compact memory (measured on the 2-core CI VM:
+    48 UBs, median 1.1 ms, worst 96 ms in 40 launches). So a UB block is an anonymous mapping
+    that goes back here when the last view of it dies (a run's cores keep their UBs for as long
+    as the run lives) and the next launch of the same size refills it with the dummy byte.
+    At most `_KEEP_BYTES` wait here; the rest is returned to the OS."""
+
+    _KEEP_BYTES = 64 << 20
+
+    def __init__(self) -> None:
+        self._free: dict[int, list[mmap.mmap]] = {}
+        self._kept = 0
+        self._lock = threading.Lock()
+
+    def take(self, nbytes: int) -> np.ndarray:
+        with self._lock:
+            spare = self._free.get(nbytes)
+            memory = spare.pop() if spare else None
+            if memory is not None:
+                self._kept -= nbytes
+        if memory is None:
+            memory = mmap.mmap(-1, max(nbytes, 1))
+        block = np.frombuffer(memory, np.uint8, nbytes)
+        # every view of the block has it as its base (numpy collapses bases to the array
+        # that wraps the buffer): when it dies, no view of this memory is left
+        weakref.finalize(block, self._give_back, memory, nbytes)
+        return block
+
+    def _give_back(self, memory: mmap.mmap, nbytes: int) -> None:
+        with self._lock:
+            if self._kept + nbytes <= self._KEEP_BYTES:
+                self._free.setdefault(nbytes, []).append(memory)
+                self._kept += nbytes
+
+
+_UB_POOL = _BlockPool()
+
+
 def new_ubs(profile: HardwareProfile, count: int,
             allocate: Callable[[int], np.ndarray] | None = None) -> list[np.ndarray]:
-    """`count` Unified Buffers filled with the dummy byte, cut from one allocation: one large
-    block is faulted in far faster than many small ones (the OS can back it with huge pages),
-    which matters for a 48-core launch. `allocate(nbytes)`: where the block lives (default:
-    a numpy array)."""
+    """`count` Unified Buffers filled with the dummy byte, cut from one block: one large block
+    is faulted in far faster than many small ones, which matters for a 48-core launch, and it
+    is reused by later launches once nothing refers to it (`_BlockPool`). `allocate(nbytes)`:
+    where the block lives instead (forked launches: shared memory)."""
     size = profile.ub_bytes
-    if allocate is None:
-        block = np.full(count * size, dummy_byte(profile), dtype=np.uint8)
-    else:
-        block = allocate(count * size)
-        block[:] = dummy_byte(profile)
+    block = (allocate or _UB_POOL.take)(count * size)
+    block[:] = dummy_byte(profile)
     return [block[i * size:(i + 1) * size] for i in range(count)]
 
 

@@ -8,6 +8,8 @@ size in elements (0 without one), GetBlockIdx is in [0, GetBlockNum()).
 
 from __future__ import annotations
 
+import gc
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -190,6 +192,37 @@ def test_ub_starts_as_dummy_pattern() -> None:
 
     in_buffer(body)
     assert np.isnan(seen["f"]) and seen["b"] == 0xFF
+
+
+def _scribble_kernel(gm: object) -> None:
+    """Writes 0x5A over the first 256 bytes of its core's UB."""
+    pipe = A.TPipe()
+    buf = A.TBuf[A.TPosition.VECCALC]()
+    pipe.InitBuffer(buf, 256)
+    A.Duplicate(buf.Get[A.uint16_t](), 0x5A5A, 128)
+
+
+def test_ub_memory_is_reused_once_its_run_is_gone_and_starts_as_dummy_again() -> None:
+    gm = np.zeros(8, np.float32)
+    first = ascsim.launch(_scribble_kernel, 4, gm)
+    memory = first.cores[0].ub.base.base.obj  # the mapping under the launch's UB block
+    assert first.cores[3].ub[:256].tolist() == [0x5A] * 256
+    del first
+    gc.collect()
+    again = ascsim.launch(_scribble_kernel, 4, gm)
+    assert again.cores[0].ub.base.base.obj is memory  # the pool gave the block back
+    assert again.cores[3].ub[:256].tolist() == [0x5A] * 256
+    assert (again.cores[3].ub[256:] == 0xFF).all()  # refilled with the dummy byte
+
+
+def test_ub_memory_a_view_still_refers_to_is_not_reused() -> None:
+    gm = np.zeros(8, np.float32)
+    view = ascsim.launch(_scribble_kernel, 2, gm).cores[1].ub[4:12].view(np.uint32)
+    gc.collect()
+    before = view.copy()
+    others = [ascsim.launch(_scribble_kernel, 2, gm) for _ in range(3)]
+    assert all(o.cores[1].ub.base.base.obj is not view.base.base.obj for o in others)
+    np.testing.assert_array_equal(view, before)
 
 
 # ---- GlobalTensor -----------------------------------------------------------------------------
