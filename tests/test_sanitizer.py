@@ -24,6 +24,7 @@ from ascsim.errors import (
 )
 from ascsim.recordstore import RecordStore
 from ascsim.sanitizer import Finding, kernel_sync, sync_mode_of
+from ascsim.sanitizer.offline import EarlyPasses
 from ascsim.sanitizer.report import format_report
 from ascsim.sanitizer.trace import CapturingRecords, capture, format_trace
 from kernels_py.logit_grad import logit_grad
@@ -149,6 +150,35 @@ def test_a_deadlocked_core_does_not_stop_the_others(capsys):
     np.testing.assert_array_equal(out, [1] * 8 + [0] * 8 + [1] * 8)
     gap = [f for f in run.findings if f.check == "output not covered"]
     assert gap and (gap[0].start, gap[0].end) == (32, 64)
+
+
+def test_passes_started_as_cores_end_give_the_findings_of_passes_after_the_run(
+        monkeypatch, capsys):
+    """The per-core offline passes start while later cores still run (EarlyPasses): the
+    findings, their order included, are those of the passes all run after the launch, for
+    cores run one after another and on threads."""
+    def kernel(x, out):  # per-core races, a gap in the output and cores writing each other's
+        pipe, buf = _ub()
+        t = buf.Get[float]()
+        i = GetBlockIdx()
+        DataCopy(t, _gm(x)[i * 64], 64)
+        if i % 2:
+            Muls(t, t, 2.0, 64)
+        DataCopy(_gm(out)[i * 48], t, 64)
+    x = np.ones(8 * 64, np.float32)
+
+    def findings(threads: int) -> list[str]:
+        out = np.zeros(8 * 64, np.float32)
+        run = ascsim.launch(kernel, 6, x, out, sanitize="check", outputs=(1,),
+                            threads=threads)
+        return [f.format() for f in run.findings]
+
+    early = {threads: findings(threads) for threads in (1, 3)}
+    monkeypatch.setattr(EarlyPasses, "core_ended", lambda self, core: None)
+    after = {threads: findings(threads) for threads in (1, 3)}
+    checks = {line.split("\n")[0] for line in early[1]}
+    assert any("RAW hazard" in c for c in checks) and len(early[1]) > 10
+    assert early == after and early[1] == early[3]
 
 
 def test_check_mode_clips_gm_accesses_to_the_buffer(capsys):
