@@ -42,7 +42,7 @@ from .recordstore import RecordStore
 from .registry import REGISTRY
 from .sanitizer import trace as _trace
 from .sanitizer.crosscore import order_findings
-from .sanitizer.offline import EarlyPasses, analyse_run
+from .sanitizer.offline import analyse_run
 from .sanitizer.report import format_report, root_causes_first
 from .sanitizer.snapshot import LaunchSnapshot
 from .source import cpp_position, short_path
@@ -171,12 +171,6 @@ def _run_share(scheduler: CoreScheduler, share: list[int]) -> None:
 
 def _nothing() -> None:
     pass
-
-
-def _run_core_then(run_core: Callable[[CoreState], None], then: Callable[[CoreState], None],
-                   core: CoreState) -> None:
-    run_core(core)
-    then(core)
 
 
 def _run_core_ticking(run_core: Callable[[CoreState], None], tick: Callable[[], None],
@@ -323,7 +317,6 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             else ())
         for core in cores:
             core.sanitizer = CoreChecker(core, session)
-    early = None if session is None else EarlyPasses(session)
     # what the atomic-order re-run starts from (check mode, several cores; copied lazily)
     snapshot = LaunchSnapshot(gm) if sanitize == "check" and block_dim > 1 else None
     executor = None
@@ -343,8 +336,6 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     stands = True  # a forked launch's shares were independent (else it runs again)
     try:
         run_core = partial(_run_core, kernel, args)
-        if early is not None:  # each core's offline pass starts as the core ends
-            run_core = partial(_run_core_then, run_core, early.core_ended)
         with contextlib.ExitStack() as stack:
             # a bar once the launch takes 1 s (forked shares would each draw their own)
             if block_dim > 1 and progress.is_enabled() and shares is None:
@@ -386,7 +377,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
         rerun = None if snapshot is None else partial(
             _atomic_rerun, kernel, block_dim, snapshot, gm, tiling, tiling_key, prof, threads,
             sequence)
-        _sanitize(run, session, rerun, early)
+        _sanitize(run, session, rerun)
     return run
 
 
@@ -475,12 +466,11 @@ def _order(n: int, core_order: str, atomic_order: str) -> list[int]:
                          f"{atomic_order!r}")
 
 
-def _sanitize(run: Run, session: Session, rerun: Callable[[], list[Any]] | None = None,
-              early: EarlyPasses | None = None) -> None:
-    """The offline analyses (`early`: the per-core passes started as cores ended); then strict
-    raises the earliest ERROR, check logs the report."""
+def _sanitize(run: Run, session: Session, rerun: Callable[[], list[Any]] | None = None
+              ) -> None:
+    """The offline analyses; then strict raises the earliest ERROR, check logs the report."""
     findings = [f for core in run.cores for f in core.sanitizer.findings]
-    findings += analyse_run(run, session, early)
+    findings += analyse_run(run, session)
     if rerun is not None and session.mode == "check" and run.block_dim > 1:
         findings += order_findings(run, rerun)
     findings = root_causes_first(findings)

@@ -6,7 +6,7 @@ positions."""
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from .encode import Encoded, encode_core
 if TYPE_CHECKING:
     from ..runtime import Run
 
-__all__ = ["EarlyPasses", "analyse_run"]
+__all__ = ["analyse_run"]
 
 _HAZARD = {ps.EV_RAW: "RAW", ps.EV_WAR: "WAR", ps.EV_WAW: "WAW"}
 
@@ -475,62 +475,26 @@ def _gaps(lo: np.ndarray, hi: np.ndarray, size: int) -> list[tuple[int, int]]:
 
 
 _PASS_THREADS = max(1, min(8, os.cpu_count() or 1))
-_POOL: list[ThreadPoolExecutor] = []  # made on first use, kept for the process
 
 
-def _pool() -> ThreadPoolExecutor:
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(max_workers=_PASS_THREADS,
-                                        thread_name_prefix="ascsim-sanitizer"))
-    return _POOL[0]
-
-
-PassResult = tuple[Encoded, tuple[np.ndarray, int, np.ndarray] | None]
-
-
-def _encode_and_pass(core: CoreState, session: Session) -> PassResult:
-    enc = encode_core(core)
-    return enc, _pass(core, enc, session) if enc.size else None
-
-
-class EarlyPasses:
-    """The per-core offline passes of a check-mode launch, started on the sanitizer's thread
-    pool as each core ends, while the next cores run: a finished core's records and buffers no
-    longer change, and the pass (nogil numba) then overlaps the rest of the launch instead of
-    following it. `analyse_run` collects the results (the launch's cores in core order, so the
-    findings do not depend on when each pass ran)."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.futures: dict[int, Future[PassResult]] = {}
-
-    def core_ended(self, core: CoreState) -> None:
-        self.futures[core.block_idx] = _pool().submit(_encode_and_pass, core, self.session)
-
-    def result(self, core: CoreState) -> PassResult:
-        future = self.futures.get(core.block_idx)
-        return _encode_and_pass(core, self.session) if future is None else future.result()
-
-
-def analyse_run(run: Run, session: Session, early: EarlyPasses | None = None
-                ) -> list[Finding]:
-    """Every offline finding of a finished launch, core by core, then across cores (`early`:
-    the passes already started as cores ended)."""
+def analyse_run(run: Run, session: Session) -> list[Finding]:
+    """Every offline finding of a finished launch, core by core, then across cores."""
     findings: list[Finding] = []
     gm_rows: list[np.ndarray] = []
     positions: list[_Positions] = []
     classes: list[np.ndarray] = []  # per core: each record's dataflow class
-    if early is None:  # the per-core passes are nogil numba: on threads they run side by side
-        early = EarlyPasses(session)
-        for core in run.cores:
-            early.core_ended(core)
-    for core in run.cores:
-        enc, passed = early.result(core)
+    encoded = [encode_core(core) for core in run.cores]
+    # the per-core passes are nogil numba: on threads they run side by side (in core order
+    # of their results, so the findings do not depend on the thread count)
+    busy = [(core, enc) for core, enc in zip(run.cores, encoded, strict=True) if enc.size]
+    with ThreadPoolExecutor(max_workers=_PASS_THREADS) as pool:
+        passed = iter(list(pool.map(lambda ce: _pass(*ce, session), busy)))
+    for core, enc in zip(run.cores, encoded, strict=True):
         classes.append(enc.cls)
         pos = _Positions(core)
         positions.append(pos)
-        if passed is not None:
-            ev, dropped, executed = passed
+        if enc.size:
+            ev, dropped, executed = next(passed)
             findings += _event_findings(core, enc, ev, dropped, session, pos)
             findings += _sync_findings(core, enc, pos)
             findings += _queue_end_findings(core, enc, pos)
