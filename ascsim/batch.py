@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import os
 import queue
 import sys
 import threading
@@ -301,7 +302,10 @@ class _Background:
 
 def prewarm() -> None:
     """The background worker (prewarm.py, group "batch"): compile run_batch, then every kind
-    named on standard input, marking each as cached."""
+    named on standard input, marking each as cached. What it compiles is for the next run,
+    so it yields the CPU to the command that started it, which compiles what it runs now."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(19)
     tiny = np.zeros(0, np.int64)
     run_batch(np.zeros((1, _COLUMNS), np.int64), tiny, tiny, np.zeros(0, np.uint8), tiny, tiny)
     _mark_compiled(_RUN_BATCH)
