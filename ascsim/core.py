@@ -143,6 +143,11 @@ class _BlockPool:
         self._free: dict[int, list[mmap.mmap]] = {}
         self._kept = 0
         self._lock = threading.Lock()
+        if hasattr(os, "register_at_fork"):  # a thread may hold the lock while another forks
+            os.register_at_fork(after_in_child=self._new_lock)
+
+    def _new_lock(self) -> None:
+        self._lock = threading.Lock()
 
     def take(self, nbytes: int) -> np.ndarray:
         with self._lock:
@@ -151,7 +156,9 @@ class _BlockPool:
             if memory is not None:
                 self._kept -= nbytes
         if memory is None:
-            memory = mmap.mmap(-1, max(nbytes, 1))
+            # private: a forked process (a sweep's workers) gets its own copy on write, not
+            # the same memory (an anonymous mmap is shared by default)
+            memory = mmap.mmap(-1, max(nbytes, 1), flags=mmap.MAP_PRIVATE)
         block = np.frombuffer(memory, np.uint8, nbytes)
         # every view of the block has it as its base (numpy collapses bases to the array
         # that wraps the buffer): when it dies, no view of this memory is left

@@ -9,6 +9,7 @@ size in elements (0 without one), GetBlockIdx is in [0, GetBlockNum()).
 from __future__ import annotations
 
 import gc
+import os
 
 import ml_dtypes
 import numpy as np
@@ -17,6 +18,8 @@ from conftest import assert_same_bits, gtensor
 
 import ascsim
 import ascsim.ascendc as A
+import ascsim.core
+import ascsim.profile
 from ascsim.ascendc import (
     GET_TILING_DATA,
     TILING_KEY_IS,
@@ -223,6 +226,30 @@ def test_ub_memory_a_view_still_refers_to_is_not_reused() -> None:
     others = [ascsim.launch(_scribble_kernel, 2, gm) for _ in range(3)]
     assert all(o.cores[1].ub.base.base.obj is not view.base.base.obj for o in others)
     np.testing.assert_array_equal(view, before)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_ub_memory_is_not_shared_with_a_forked_process() -> None:
+    """A sweep's worker processes are forked: a UB block (in use or waiting in the pool) must
+    be the child's own copy, or two processes would run their launches in the same bytes."""
+    gm = np.zeros(8, np.float32)
+    gc.collect()
+    pooled = ascsim.launch(_scribble_kernel, 4, gm).cores[0].ub.base.base.obj
+    gc.collect()  # its block waits in the pool now
+    ub = ascsim.core.new_ubs(ascsim.launch(_scribble_kernel, 1, gm).profile, 1)[0]
+    pid = os.fork()
+    if pid == 0:  # the child writes both and leaves at once
+        try:
+            ub[:] = 0x11
+            for u in ascsim.core.new_ubs(ascsim.profile.load_profile(), 4):
+                u[:] = 0x22
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert (ub == 0xFF).all()
+    assert bytes(pooled[:256]) == b"\x5a" * 256  # what the launch left, not the child's 0x22
+    again = ascsim.core.new_ubs(ascsim.profile.load_profile(), 4)
+    assert again[0].base.base.obj is pooled and (again[3] == 0xFF).all()
 
 
 # ---- GlobalTensor -----------------------------------------------------------------------------
