@@ -131,11 +131,12 @@ class _BlockPool:
 
     Memory a process has not touched yet is slow to fault in, and on some hosts a freshly
     allocated large numpy array (which numpy asks the kernel to back with huge pages) sometimes
-    waits tens of milliseconds for the kernel to compact memory (measured on the 2-core CI VM:
-    48 UBs, median 1.1 ms, worst 96 ms in 40 launches). So a UB block is an anonymous mapping
-    that goes back here when the last view of it dies (a run's cores keep their UBs for as long
-    as the run lives) and the next launch of the same size refills it with the dummy byte.
-    At most `_KEEP_BYTES` wait here; the rest is returned to the OS."""
+    waits tens of milliseconds for the kernel to compact memory (tools/bench_fresh_memory.py,
+    48 UBs on a 2-core VM: a median of about 1 ms either way, worst 60-71 ms fresh, 6-7 ms from
+    here). So a UB block is a private anonymous mapping that goes back here when the last view
+    of it dies (a run's cores keep their UBs for as long as the run lives), and the next launch
+    of the same size refills it with the dummy byte. At most `_KEEP_BYTES` wait here; the rest
+    is returned to the OS."""
 
     _KEEP_BYTES = 64 << 20
 

@@ -100,8 +100,9 @@ def main() -> int:
     chosen = [o for o in args.ops.split(",") if o] or list(cases)
     print(f"{'op, fp32 2^' + str(args.log2n):<24}{'off s':>9}{'check s':>9}{'check/off':>11}")
     with contextlib.redirect_stdout(io.StringIO()):  # the sanitizer reports, if printed
-        for name in chosen:
-            cases[name]("check")  # compile the offline analyses and the op's work
+        for name in chosen:  # compile the offline analyses, the op's work and its batches
+            cases[name]("check")
+            cases[name]("off")
     for name in chosen:
         call = cases[name]
         t_off = t_chk = float("inf")
