@@ -121,7 +121,7 @@ def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequ
         run_share(share)
         finish()
         rows = [RecordStore.pack(cores[c].records) for c in share]  # pickles as two arrays
-        new_ids = {i for r in rows for i in np.unique(_code_ids(r)).tolist() if i >= known}
+        new_ids = {i for r in rows for i in np.unique(rec.Columns(r).code).tolist() if i >= known}
         codes = {i: marshal.dumps(rec._CODES[i]) for i in new_ids}
         spans = gm_spans(rows)
         gm = cores[share[0]].gm
@@ -159,10 +159,6 @@ def _merged(spans: np.ndarray) -> list[tuple[int, int, int]]:
         else:
             merged.append([mem, start, end])
     return [(m[0], m[1], m[2]) for m in merged]
-
-
-def _code_ids(store: RecordStore) -> np.ndarray:
-    return store.flat[store.off[:-1] + rec.CODE]
 
 
 def _take(got: _Share, share: list[int], cores: Sequence[Any]) -> None:

@@ -418,6 +418,7 @@ class Columns:
 
     op = cached_property(lambda self: self._field(OP))
     pipe = cached_property(lambda self: self._field(PIPE))
+    code = cached_property(lambda self: self._field(CODE))
     dtype = cached_property(lambda self: self._field(DTYPE))
     count = cached_property(lambda self: self._field(COUNT))
     repeats = cached_property(lambda self: self._field(REPEATS))
