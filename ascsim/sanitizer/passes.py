@@ -37,6 +37,7 @@ from .shadow import (
     W_EPOCH,
     W_PIPE,
     W_REC,
+    record_fn,
     seg_find,
     seg_merge,
     seg_split,
@@ -90,6 +91,8 @@ P_RMLO, P_RMHI, P_RGROUP, P_RSBLK, P_RSREP, P_RDREP, P_ROUT = 0, 1, 2, 3, 4, 5, 
 EV_RAW, EV_WAR, EV_WAW, EV_UNINIT_OUT, EV_UNINIT_SCALAR, EV_GM_UNWRITTEN, EV_USE_FREE = (
     1, 2, 3, 4, 5, 6, 7)
 EV_COLS = 10
+NFLAGS = 64 * 8   # flags of a core (sync.py: HardEvent x 8 + event id), as CoreState.flags
+CLK_ROW = NFLAGS  # flagclk's scratch row
 
 S, V = 0, 1
 PIPE_ALL = 4
@@ -105,7 +108,7 @@ P_SSZ = 10
 P_COLS = 11
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _emit(ev, evn, typ, rec, other, mem, lo, hi, p, op, x, y):
     """Append an event, merging it into an earlier one of the same record, type, other record
     and memory (one finding per pair of instructions, with the union of the byte ranges)."""
@@ -133,7 +136,7 @@ def _emit(ev, evn, typ, rec, other, mem, lo, hi, p, op, x, y):
     evn[0] = n + 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _hb(p, c, q, K, auto):
     if K[q, p] >= c:
         return True
@@ -142,7 +145,7 @@ def _hb(p, c, q, K, auto):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _block_mask(lo, hi, epb):
     """Bit b set when DataBlock b of a repeat has an enabled element (mask bits lo, hi)."""
     m = 0
@@ -157,7 +160,7 @@ def _block_mask(lo, hi, epb):
 
 # ---- racecheck on one byte range -------------------------------------------------------------
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _race_check(starts, state, off, nseg, mem, lo, hi, write, q, K, auto, rec, ev, evn):
     base = off[mem]
     n = nseg[mem]
@@ -178,7 +181,7 @@ def _race_check(starts, state, off, nseg, mem, lo, hi, write, q, K, auto, rec, e
         k += 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, epoch, rec):
     ka = seg_split(starts, state, off, cap, nseg, mem, lo)
     if hi < memsize[mem]:
@@ -204,7 +207,7 @@ def _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, 
     seg_merge(starts, state, off, nseg, mem, ka, kb)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, K, auto,
                 epoch, rec, ev, evn):
     lo = max(lo, 0)
@@ -217,7 +220,7 @@ def _race_range(phase, starts, state, off, cap, nseg, memsize, mem, lo, hi, writ
         _race_update(starts, state, off, cap, nseg, memsize, mem, lo, hi, write, q, epoch, rec)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _strided_rank(j, a, aoff, af, apat):
     """Access a's position among record j's strided element-wise accesses (its stride slot in
     P: Compare's dense dst, Select's temp area and mask have none)."""
@@ -228,7 +231,7 @@ def _strided_rank(j, a, aoff, af, apat):
     return k
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _operand_size(j, rank, dsz, P):
     """(element size, lanes per repeat) of the strided operand of this rank in a repeat-form
     record: the sources of Cast's level-0 form have their own size (P_SSZ)."""
@@ -237,7 +240,7 @@ def _operand_size(j, rank, dsz, P):
     return (ssz if rank > 0 else dsz[j]), per
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, starts,
                  state, off, cap, nseg, memsize, ev, evn):
     """Check then update every access of record j: reads, writes, then the updates (so an
@@ -290,12 +293,12 @@ def _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, sta
 
 # ---- initcheck -------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _ub_clip(lo, hi, ub):
     return max(lo, 0), min(hi, ub)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _elem_taint(tsum, tb, torig, lo, size, ub, rec):
     """(tainted, origin) of the element of `size` bytes at UB byte lo (outside UB: clean)."""
     s, e = _ub_clip(lo, lo + size, ub)
@@ -304,7 +307,7 @@ def _elem_taint(tsum, tb, torig, lo, size, ub, rec):
     return t_read(tsum, tb, torig, s, e, rec)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _write_elem(tsum, tb, torig, lo, size, ub, tainted, origin):
     s, e = _ub_clip(lo, lo + size, ub)
     if e <= s:
@@ -315,7 +318,7 @@ def _write_elem(tsum, tb, torig, lo, size, ub, tainted, origin):
         t_clean(tsum, tb, torig, s, e)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _sources_tainted(j, aoff, af, am, ast, aen, first, ub, tsum, tb):
     for a in range(aoff[j] + first, aoff[j + 1]):
         if am[a] == 0 and (af[a] & W_FLAG) == 0:
@@ -325,13 +328,14 @@ def _sources_tainted(j, aoff, af, am, ast, aen, first, ub, tsum, tb):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _elem_offset(jj, epb, blk, rep_base):
     return rep_base + (jj // epb) * blk * epb + jj % epb
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig):
+@record_fn
+def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig,
+                       scr8, scr64):
     a0 = aoff[j]
     nacc = aoff[j + 1] - a0
     size = dsz[j]
@@ -368,8 +372,9 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
     if cls[j] == C_BITWISE:
         # bit by bit: dst byte i carries the union of the sources' uninitialised bits
         nb = n * size
-        bits = np.zeros(nb, np.uint8)
-        orig = np.full(nb, -1, np.int64)
+        bits, orig = scr8[0], scr64
+        bits[:nb] = 0
+        orig[:nb] = -1
         for o in range(1, nacc):
             if (af[a0 + o] & W_FLAG) != 0:
                 continue
@@ -385,8 +390,9 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
             if 0 <= ast[a0] + i < ub:
                 t_set(tsum, tb, torig, ast[a0] + i, bits[i], orig[i])
         return
-    tflag = np.zeros(n, np.bool_)
-    orig = np.full(n, -1, np.int64)
+    tflag, orig = scr8[0], scr64
+    tflag[:n] = 0
+    orig[:n] = -1
     for o in range(1, nacc):
         if (af[a0 + o] & W_FLAG) != 0:  # a scratch the call writes (Power's tmp), no source
             continue
@@ -395,15 +401,15 @@ def _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, 
         for i in range(n):
             t, org = _elem_taint(tsum, tb, torig, s + i * ssz, ssz, ub, j)
             if t and not tflag[i]:
-                tflag[i] = True
+                tflag[i] = 1
                 orig[i] = org
     d = ast[a0]
     dsize = (aen[a0] - d) // n if n else size
     for i in range(n):
-        _write_elem(tsum, tb, torig, d + i * dsize, dsize, ub, tflag[i], orig[i])
+        _write_elem(tsum, tb, torig, d + i * dsize, dsize, ub, tflag[i] != 0, orig[i])
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _taint_compare(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
     a0 = aoff[j]
     d0, d1 = _ub_clip(ast[a0], aen[a0], ub)
@@ -435,7 +441,7 @@ def _taint_compare(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig)
             t_set(tsum, tb, torig, ast[a0] + k, np.uint8(val), origin)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
     """dst element i <- mask bit i and the sources' element i; the library's temp write
     (defined bytes: the scalar in mode 1, selMask's address in mode 2, none in mode 0). The
@@ -493,7 +499,7 @@ def _taint_select(j, count, dsz, par, aoff, af, am, ast, aen, apat, P, ub, tsum,
         _write_elem(tsum, tb, torig, d, size, ub, tainted, origin)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
     """GATHER: which source bytes reach which dst bytes depends on data (Gather's offsets,
     GatherMask's pattern) or is many-to-one (Brcb), so every written byte becomes uninitialised
@@ -525,7 +531,7 @@ def _taint_gather(j, dsz, aoff, af, am, ast, aen, apat, P, ub, tsum, tb, torig):
                 _write_elem(tsum, tb, torig, s, e - s, ub, tainted, origin)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _taint_reduce(j, count, dsz, aoff, af, ast, aen, P, ub, tsum, tb, torig):
     """Reductions: each result <- every enabled source lane of its group (a repeat, a
     DataBlock, a pair; group 0: every repeat, the level-2 forms, whose sharedTmpBuffer
@@ -586,22 +592,26 @@ def _taint_reduce(j, count, dsz, aoff, af, ast, aen, P, ub, tsum, tb, torig):
                     t_clean(tsum, tb, torig, t0, t1)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def _gm_uncovered(gw, gwn, mem, lo, hi):
-    """Bytes of [lo, hi) this core has not written, as a bool mask."""
-    todo = np.ones(hi - lo, np.bool_)
+@record_fn
+def _gm_uncovered(gw, gwn, mem, lo, hi, todo):
+    """Marks in todo[:hi - lo] the bytes of [lo, hi) this core has not written (1); returns
+    whether there is any."""
+    todo[:hi - lo] = 1
     for k in range(gwn[0]):
         if gw[k, 0] == mem:
             s = max(lo, gw[k, 1])
             e = min(hi, gw[k, 2])
             for i in range(s, e):
-                todo[i - lo] = False
-    return todo
+                todo[i - lo] = 0
+    for i in range(hi - lo):
+        if todo[i]:
+            return True
+    return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
-                torig, gw, gwn, reported, ev, evn):
+                torig, gw, gwn, reported, ev, evn, scr8, scr64):
     a0 = aoff[j]
     wa, ra = a0, a0 + 1
     if (af[a0] & W_FLAG) == 0:
@@ -652,8 +662,9 @@ def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub,
                     t_clean(tsum, tb, torig, x0, x1)
                 else:
                     # UB -> UB: byte by byte (a snapshot first: the ranges may overlap)
-                    vals = np.zeros(blen, np.uint8)
-                    orgs = np.full(blen, -1, np.int64)
+                    vals, orgs = scr8[0], scr64
+                    vals[:blen] = 0
+                    orgs[:blen] = -1
                     for i in range(blen):
                         if 0 <= s + i < ub:
                             v = t_get(tsum, tb, s + i)
@@ -688,15 +699,15 @@ def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub,
                 x0, x1 = _ub_clip(dd, dd + blen, ub)
                 t_clean(tsum, tb, torig, x0, x1)
             else:
-                todo = np.zeros(blen, np.bool_)
+                todo, unw = scr8[0], scr8[1]
                 for i in range(blen):
                     todo[i] = not (g0 <= s + i < g1)
                 if is_output[smem] and g1 > g0:
-                    unw = _gm_uncovered(gw, gwn, smem, g0, g1)
+                    _gm_uncovered(gw, gwn, smem, g0, g1, unw)
                     first, last = -1, -1
                     for i in range(g1 - g0):
                         if unw[i]:
-                            todo[g0 - s + i] = True
+                            todo[g0 - s + i] = 1
                             if first < 0:
                                 first = i
                             last = i
@@ -714,13 +725,14 @@ def _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub,
                             t_set(tsum, tb, torig, dd + i, np.uint8(0), -1)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
-                  is_output, ub, tsum, tb, torig, gw, gwn, reported, ev, evn):
+                  is_output, ub, tsum, tb, torig, gw, gwn, reported, ev, evn, scr8, scr64):
     c = cls[j]
     a0 = aoff[j]
     if c == C_ELEM or c == C_BITWISE or c == C_FILL:
-        _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig)
+        _taint_elementwise(j, cls, count, dsz, aoff, af, am, ast, aen, P, ub, tsum, tb, torig,
+                           scr8, scr64)
         for a in range(a0 + 1, aoff[j + 1]):  # a scratch written besides dst: defined bytes
             if (af[a] & W_FLAG) != 0 and am[a] == 0:
                 s_, e_ = _ub_clip(ast[a], aen[a], ub)
@@ -737,7 +749,7 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
         _taint_reduce(j, count, dsz, aoff, af, ast, aen, P, ub, tsum, tb, torig)
     elif c == C_COPY:
         _taint_copy(j, pipe, par, aoff, af, am, ast, aen, P, memsize, is_output, ub, tsum, tb,
-                    torig, gw, gwn, reported, ev, evn)
+                    torig, gw, gwn, reported, ev, evn, scr8, scr64)
     elif c == C_QALLOC:
         s, e = _ub_clip(ast[a0], aen[a0], ub)
         t_mark(tsum, tb, torig, s, e, -1)
@@ -751,8 +763,7 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
         elif is_output[mem]:
             g0, g1 = max(ast[a0], 0), min(aen[a0], memsize[mem])
             if g1 > g0:
-                unw = _gm_uncovered(gw, gwn, mem, g0, g1)
-                if unw.any():
+                if _gm_uncovered(gw, gwn, mem, g0, g1, scr8[1]):
                     _emit(ev, evn, EV_GM_UNWRITTEN, j, -1, mem, g0, g1, pipe[j], 0, 0, 0)
     elif c == C_PUT:
         for a in range(a0, aoff[j + 1]):
@@ -771,17 +782,17 @@ def _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P
 
 # ---- the pass --------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _join(K, q, clk):
     for p in range(4):
         if clk[p] > K[q, p]:
             K[q, p] = clk[p]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize, is_output,
              auto, ub, K, nep, flagset, flagclk, pend, starts, state, off, cap, nseg, tsum, tb,
-             torig, gw, gwn, reported, ev, evn, executed):
+             torig, gw, gwn, reported, ev, evn, executed, scr8, scr64):
     """Run record j on its pipe; returns the pipe a SetFlag released (or -1)."""
     executed[j] = 1
     c = cls[j]
@@ -797,11 +808,14 @@ def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, mem
     released = -1
     if c == C_SET:
         f = par[j]
-        clk = K[q].copy()
+        clk = flagclk[CLK_ROW]  # a scratch row (nothing here allocates)
+        for p in range(4):
+            clk[p] = K[q, p]
         clk[q] = epoch
         if not flagset[f]:
             flagset[f] = 1
-            flagclk[f, :] = clk
+            for p in range(4):
+                flagclk[f, p] = clk[p]
             for r in range(4):
                 if pend[r] == f:
                     pend[r] = -1
@@ -829,7 +843,7 @@ def _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, mem
             _race_record(j, dsz, aoff, af, am, ast, aen, apat, P, q, K, auto, epoch, starts,
                          state, off, cap, nseg, memsize, ev, evn)
         _taint_record(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
-                      is_output, ub, tsum, tb, torig, gw, gwn, reported, ev, evn)
+                      is_output, ub, tsum, tb, torig, gw, gwn, reported, ev, evn, scr8, scr64)
     if q == S:
         K[S, S] = nep[S]  # the scalar unit completes in order
     return released
@@ -872,6 +886,22 @@ def _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, bliv
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _scratch_size(cls, count, dsz, aoff, ast, aen, P):
+    """Entries the taint rules' scratch needs: an element-wise record's element count times
+    its element size (bit by bit), a copy's block length, a scalar read's bytes."""
+    need = 1
+    for j in range(cls.shape[0]):
+        c = cls[j]
+        if c == C_ELEM or c == C_BITWISE or c == C_FILL:
+            need = max(need, count[j] * dsz[j])
+        elif c == C_COPY:
+            need = max(need, P[j, P_BLEN])
+        elif c == C_GET and aoff[j + 1] > aoff[j]:
+            need = max(need, aen[aoff[j]] - ast[aoff[j]])
+    return need
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
                  is_output, auto, ub, caps, bstart, bend, bque, blive, ev, evn, gw_cap,
                  executed):
@@ -896,16 +926,20 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
     # clocks and flags
     K = np.zeros((4, 4), np.int64)
     nep = np.zeros(4, np.int64)
-    flagset = np.zeros(64 * 8, np.int64)
-    flagclk = np.zeros((64 * 8, 4), np.int64)
+    flagset = np.zeros(NFLAGS, np.int64)
+    flagclk = np.zeros((NFLAGS + 1, 4), np.int64)  # + the scratch row CLK_ROW
     pend = np.full(4, -1, np.int64)
     # taint
     tsum = np.full((ub + 31) // 32, FRESH, np.uint8)  # UB at kernel start: never written
-    tb = np.zeros(ub, np.uint8)
-    torig = np.zeros(ub, np.int64)
+    # no need to clear them: a FRESH block's bytes are set when it is first materialised
+    tb = np.empty(ub, np.uint8)
+    torig = np.empty(ub, np.int64)
     gw = np.zeros((gw_cap, 3), np.int64)
     gwn = np.zeros(1, np.int64)
     reported = np.zeros(m, np.uint8)
+    need = _scratch_size(cls, count, dsz, aoff, ast, aen, P)
+    scr8 = np.empty((2, need), np.uint8)
+    scr64 = np.empty(need, np.int64)
     # per-pipe backlogs of records issued to a stalled pipe
     backlog = np.zeros((4, m), np.int64)
     head = np.zeros(4, np.int64)
@@ -920,7 +954,7 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
             continue
         r = _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
                      is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off,
-                     caps, nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed)
+                     caps, nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed, scr8, scr64)
         sp = 0
         if r >= 0:
             stack[0] = r
@@ -933,7 +967,7 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
                 r2 = _execute(jj, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P,
                               memsize, is_output, auto, ub, K, nep, flagset, flagclk, pend,
                               starts, state, off, caps, nseg, tsum, tb, torig, gw, gwn,
-                              reported, ev, evn, executed)
+                              reported, ev, evn, executed, scr8, scr64)
                 if r2 >= 0 and sp < stack.shape[0]:
                     stack[sp] = r2
                     sp += 1

@@ -46,7 +46,21 @@ def new_maps(sizes: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, ...]:
     return starts, state, off, caps, nseg
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+# The functions a record runs are compiled without numba's reference counting: a call of a
+# function that takes arrays otherwise counts every array argument up and down, atomically, on
+# entry and exit, which was about half of the pass's time (a record passes some thirty arrays
+# down a few calls). They therefore allocate nothing (not even a copy for a slice assignment):
+# passes.analyse_core owns every array, scratch included.
+record_fn = njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+
+
+@record_fn
+def _copy_row(state, dst, src):
+    for c in range(NST):
+        state[dst, c] = state[src, c]
+
+
+@record_fn
 def seg_find(starts, off, n, pos):
     """Index (relative to off) of the segment holding byte `pos`."""
     lo, hi = 0, n - 1
@@ -59,7 +73,7 @@ def seg_find(starts, off, n, pos):
     return lo
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def seg_split(starts, state, off, cap, nseg, mem, pos):
     """Make `pos` a segment boundary; returns the index of the segment starting at pos (or -1
     when the map is full: the caller then works on the coarser segment)."""
@@ -72,14 +86,14 @@ def seg_split(starts, state, off, cap, nseg, mem, pos):
     base = off[mem]
     for j in range(n, k + 1, -1):
         starts[base + j] = starts[base + j - 1]
-        state[base + j, :] = state[base + j - 1, :]
+        _copy_row(state, base + j, base + j - 1)
     starts[base + k + 1] = pos
-    state[base + k + 1, :] = state[base + k, :]
+    _copy_row(state, base + k + 1, base + k)
     nseg[mem] = n + 1
     return k + 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def seg_merge(starts, state, off, nseg, mem, k0, k1):
     """Merge equal neighbours among segments k0-1 .. k1 (after an update of k0..k1-1)."""
     base = off[mem]
@@ -99,7 +113,7 @@ def seg_merge(starts, state, off, nseg, mem, k0, k1):
         w += 1
         if w != k:
             starts[base + w] = starts[base + k]
-            state[base + w, :] = state[base + k, :]
+            _copy_row(state, base + w, base + k)
     nseg[mem] = w + 1
 
 
@@ -110,7 +124,7 @@ def seg_merge(starts, state, off, nseg, mem, k0, k1):
 CLEAN, BYTES, FRESH = 0, 1, 2
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def _materialise(tsum, tb, torig, b):
     s = b * BLOCK
     if tsum[b] == FRESH:
@@ -123,7 +137,7 @@ def _materialise(tsum, tb, torig, b):
     tsum[b] = BYTES
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def t_any(tsum, tb, lo, hi):
     """Whether any byte of [lo, hi) carries an uninitialised bit."""
     if hi <= lo:
@@ -141,7 +155,7 @@ def t_any(tsum, tb, lo, hi):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def t_clean(tsum, tb, torig, lo, hi):
     """Mark [lo, hi) written with defined data."""
     if hi <= lo:
@@ -160,7 +174,7 @@ def t_clean(tsum, tb, torig, lo, hi):
                 tb[i] = 0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def t_set(tsum, tb, torig, i, val, origin):
     """Set byte i's taint bits to `val` (0 = clean) with `origin` (-1: not read yet)."""
     b = i // BLOCK
@@ -173,13 +187,13 @@ def t_set(tsum, tb, torig, i, val, origin):
         torig[i] = origin + 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def t_get(tsum, tb, i):
     t = tsum[i // BLOCK]
     return tb[i] if t == BYTES else (np.uint8(0xFF) if t == FRESH else np.uint8(0))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def t_mark(tsum, tb, torig, lo, hi, origin):
     """Mark [lo, hi) wholly uninitialised (0xFF) with `origin`; not-yet-read whole blocks only
     change their summary."""
@@ -195,7 +209,7 @@ def t_mark(tsum, tb, torig, lo, hi, origin):
             t_set(tsum, tb, torig, i, np.uint8(0xFF), origin)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def t_origin(tsum, tb, torig, i, rec):
     """The first reader of tainted byte i, making `rec` its first reader if it has none."""
     b = i // BLOCK
@@ -206,7 +220,7 @@ def t_origin(tsum, tb, torig, i, rec):
     return torig[i] - 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@record_fn
 def t_read(tsum, tb, torig, lo, hi, rec):
     """(any tainted, origin) of [lo, hi): the origin is the record that first read the bytes;
     bytes nobody has read yet get `rec` as their first reader."""
