@@ -127,7 +127,8 @@ def settle_memory(core: CoreState | None) -> None:
 
 
 class _BlockPool:
-    """Memory of UB blocks whose launches are over, kept for the next launches.
+    """Memory of large blocks whose launches are over (UBs, the sanitizer's launch-time GM
+    copies), kept for the next launches.
 
     Memory a process has not touched yet is slow to fault in, and on some hosts a freshly
     allocated large numpy array (which numpy asks the kernel to back with huge pages) sometimes
@@ -173,7 +174,13 @@ class _BlockPool:
                 self._kept += nbytes
 
 
-_UB_POOL = _BlockPool()
+_POOL = _BlockPool()
+
+
+def pooled_bytes(nbytes: int) -> np.ndarray:
+    """`nbytes` uninitialised bytes from the pool (`_BlockPool`): they go back to it when the
+    last view of them dies."""
+    return _POOL.take(nbytes)
 
 
 def new_ubs(profile: HardwareProfile, count: int,
@@ -183,7 +190,7 @@ def new_ubs(profile: HardwareProfile, count: int,
     is reused by later launches once nothing refers to it (`_BlockPool`). `allocate(nbytes)`:
     where the block lives instead (forked launches: shared memory)."""
     size = profile.ub_bytes
-    block = (allocate or _UB_POOL.take)(count * size)
+    block = (allocate or pooled_bytes)(count * size)
     block[:] = dummy_byte(profile)
     return [block[i * size:(i + 1) * size] for i in range(count)]
 

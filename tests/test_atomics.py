@@ -294,3 +294,25 @@ def test_snapshot_copies_only_written_buffers_and_their_aliases():
     assert snap.copies[3] == {}  # all zero: nothing kept
     other[:] = 5
     assert np.array_equal(snap.originals()[2], np.zeros(8, np.uint8))
+
+
+def test_snapshot_copies_live_in_pooled_memory_that_the_next_launch_reuses():
+    """The launch-time copies go back to the UB pool when the snapshot dies (a freshly
+    allocated copy of a large output could wait tens of ms for its page faults)."""
+    import gc
+
+    from ascsim.core import pooled_bytes
+    from ascsim.sanitizer.snapshot import _CHUNK, _sparse_copy
+
+    data = np.zeros(2 * _CHUNK + 5, np.uint8)
+    data[3], data[-1] = 7, 9  # the first and the short last chunk hold bytes, the middle none
+    copies = _sparse_copy(data)
+    assert sorted(copies) == [0, 2 * _CHUNK]
+    assert copies[0][3] == 7 and copies[0].size == _CHUNK and copies[2 * _CHUNK].tolist() == [
+        0, 0, 0, 0, 9]
+    memory = copies[0].base.obj  # the mapping under the copy
+    data[3] = 1
+    assert copies[0][3] == 7  # a copy, not a view
+    del copies
+    gc.collect()
+    assert pooled_bytes(_CHUNK).base.obj is memory

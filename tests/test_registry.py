@@ -215,8 +215,10 @@ def _jit_calls(tree: ast.AST):
 def test_every_jit_decorator_in_the_sources() -> None:
     """The sources too (nested and overload implementations are not module attributes):
     `njit(cache=True, nogil=True, error_model="numpy")` exactly, or with `inline="always"` (a
-    small helper numba types inside its caller instead of compiling it on its own), overloads
-    with `jit_options=JIT` (worklib's dict of the same options)."""
+    small helper numba types inside its caller instead of compiling it on its own) or
+    `_nrt=False` (a hot function that allocates nothing, compiled without reference counting:
+    the sanitizer's per-record functions), overloads with `jit_options=JIT` (worklib's dict of
+    the same options)."""
     from ascsim.instructions.worklib import JIT
     assert JIT == JIT_OPTIONS
     bad = []
@@ -227,7 +229,9 @@ def test_every_jit_decorator_in_the_sources() -> None:
             if name == "njit":
                 got = {k: ast.literal_eval(v) for k, v in kw.items() if k is not None}
                 inline = got.pop("inline", "always")
-                if got != JIT_OPTIONS or inline != "always" or call.args or None in kw:
+                nrt = got.pop("_nrt", False)
+                if got != JIT_OPTIONS or inline != "always" or nrt is not False or call.args \
+                        or None in kw:
                     bad.append(f"{where}: njit{tuple(got.items())}")
             elif name == "overload":
                 opt = kw.get("jit_options")
