@@ -30,7 +30,6 @@ from numba import njit
 
 from ..registry import AccessPattern, Dataflow
 from .shadow import (
-    FRESH,
     NST,
     R_EPOCH,
     R_REC,
@@ -45,6 +44,7 @@ from .shadow import (
     t_clean,
     t_get,
     t_mark,
+    t_new,
     t_origin,
     t_read,
     t_set,
@@ -930,7 +930,7 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
     flagclk = np.zeros((NFLAGS + 1, 4), np.int64)  # + the scratch row CLK_ROW
     pend = np.full(4, -1, np.int64)
     # taint
-    tsum = np.full((ub + 31) // 32, FRESH, np.uint8)  # UB at kernel start: never written
+    tsum = t_new(ub)  # UB at kernel start: never written
     # no need to clear them: a FRESH block's bytes are set when it is first materialised
     tb = np.empty(ub, np.uint8)
     torig = np.empty(ub, np.int64)
@@ -945,7 +945,20 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
     head = np.zeros(4, np.int64)
     tail = np.zeros(4, np.int64)
     stack = np.zeros(64, np.int64)
-    for idx in range(m):
+    _run_records(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
+                 is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off, caps,
+                 nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed, scr8, scr64,
+                 backlog, head, tail, stack)
+
+
+@record_fn
+def _run_records(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
+                 is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off, caps,
+                 nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed, scr8, scr64,
+                 backlog, head, tail, stack):
+    """analyse_core's loop over the records in issue order (apart from it, as a record_fn: a
+    call from code with reference counting counts every array argument up and down)."""
+    for idx in range(order.shape[0]):
         j = order[idx]
         q = pipe[j]
         if q < 4 and (pend[q] >= 0 or head[q] < tail[q]):
@@ -954,7 +967,8 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
             continue
         r = _execute(j, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
                      is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off,
-                     caps, nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed, scr8, scr64)
+                     caps, nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed, scr8,
+                     scr64)
         sp = 0
         if r >= 0:
             stack[0] = r

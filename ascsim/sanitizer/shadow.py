@@ -121,7 +121,47 @@ def seg_merge(starts, state, off, nseg, mem, k0, k1):
 # tsum[block]: CLEAN = no uninitialised bit (tb may be stale), BYTES = tb/torig hold the truth,
 # FRESH = every byte uninitialised and not read yet (tb/torig may be stale): what UB at kernel
 # start and a fresh AllocTensor buffer are, set without touching the bytes.
+# tsum[NB + k] (NB: the UB's blocks) counts the blocks of super-block k (SUPER blocks) that are
+# not CLEAN: range operations step over a clean super-block whole, so cleaning or testing a
+# clean 32 KB tile takes 16 steps instead of 1024. Only _set_block writes a block's summary.
 CLEAN, BYTES, FRESH = 0, 1, 2
+SUPER = 64
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def t_new(ub):
+    """The summaries of a UB of `ub` bytes at kernel start: every block FRESH."""
+    nb = (ub + BLOCK - 1) // BLOCK
+    ns = (nb + SUPER - 1) // SUPER
+    tsum = np.full(nb + ns, FRESH, np.uint8)
+    for k in range(ns):
+        tsum[nb + k] = min(SUPER, nb - k * SUPER)
+    return tsum
+
+
+@record_fn
+def _super(tb, b):
+    """tsum's index of block b's super-block count."""
+    return (tb.shape[0] + BLOCK - 1) // BLOCK + b // SUPER
+
+
+@record_fn
+def _set_block(tsum, tb, b, v):
+    old = tsum[b]
+    if old != v:
+        if old == CLEAN:
+            tsum[_super(tb, b)] += 1
+        elif v == CLEAN:
+            tsum[_super(tb, b)] -= 1
+        tsum[b] = v
+
+
+@record_fn
+def _next_dirty(tsum, tb, b):
+    """Block b, or past its super-block when that is all CLEAN."""
+    if tsum[_super(tb, b)] == 0:
+        return (b // SUPER + 1) * SUPER
+    return b
 
 
 @record_fn
@@ -134,7 +174,7 @@ def _materialise(tsum, tb, torig, b):
     else:
         for j in range(s, s + BLOCK):
             tb[j] = 0
-    tsum[b] = BYTES
+    _set_block(tsum, tb, b, BYTES)
 
 
 @record_fn
@@ -142,8 +182,12 @@ def t_any(tsum, tb, lo, hi):
     """Whether any byte of [lo, hi) carries an uninitialised bit."""
     if hi <= lo:
         return False
-    b0, b1 = lo // BLOCK, (hi - 1) // BLOCK
-    for b in range(b0, b1 + 1):
+    b, b1 = lo // BLOCK, (hi - 1) // BLOCK
+    while b <= b1:
+        nxt = _next_dirty(tsum, tb, b)
+        if nxt != b:
+            b = nxt
+            continue
         if tsum[b] == FRESH:
             return True
         if tsum[b]:
@@ -152,6 +196,7 @@ def t_any(tsum, tb, lo, hi):
             for i in range(s, e):
                 if tb[i]:
                     return True
+        b += 1
     return False
 
 
@@ -160,18 +205,22 @@ def t_clean(tsum, tb, torig, lo, hi):
     """Mark [lo, hi) written with defined data."""
     if hi <= lo:
         return
-    b0, b1 = lo // BLOCK, (hi - 1) // BLOCK
-    for b in range(b0, b1 + 1):
-        if not tsum[b]:
+    b, b1 = lo // BLOCK, (hi - 1) // BLOCK
+    while b <= b1:
+        nxt = _next_dirty(tsum, tb, b)
+        if nxt != b:
+            b = nxt
             continue
-        s = b * BLOCK
-        if lo <= s and s + BLOCK <= hi:
-            tsum[b] = CLEAN
-        else:
-            if tsum[b] == FRESH:
-                _materialise(tsum, tb, torig, b)
-            for i in range(max(lo, s), min(hi, s + BLOCK)):
-                tb[i] = 0
+        if tsum[b]:
+            s = b * BLOCK
+            if lo <= s and s + BLOCK <= hi:
+                _set_block(tsum, tb, b, CLEAN)
+            else:
+                if tsum[b] == FRESH:
+                    _materialise(tsum, tb, torig, b)
+                for i in range(max(lo, s), min(hi, s + BLOCK)):
+                    tb[i] = 0
+        b += 1
 
 
 @record_fn
@@ -203,7 +252,7 @@ def t_mark(tsum, tb, torig, lo, hi, origin):
     for b in range(b0, b1 + 1):
         s = b * BLOCK
         if origin < 0 and lo <= s and s + BLOCK <= hi:
-            tsum[b] = FRESH
+            _set_block(tsum, tb, b, FRESH)
             continue
         for i in range(max(lo, s), min(hi, s + BLOCK)):
             t_set(tsum, tb, torig, i, np.uint8(0xFF), origin)
@@ -228,17 +277,21 @@ def t_read(tsum, tb, torig, lo, hi, rec):
     origin = -1
     if hi <= lo:
         return found, origin
-    b0, b1 = lo // BLOCK, (hi - 1) // BLOCK
-    for b in range(b0, b1 + 1):
-        if not tsum[b]:
+    b, b1 = lo // BLOCK, (hi - 1) // BLOCK
+    while b <= b1:
+        nxt = _next_dirty(tsum, tb, b)
+        if nxt != b:
+            b = nxt
             continue
-        if tsum[b] == FRESH:
-            _materialise(tsum, tb, torig, b)
-        for i in range(max(lo, b * BLOCK), min(hi, b * BLOCK + BLOCK)):
-            if tb[i]:
-                if torig[i] == 0:
-                    torig[i] = rec + 1
-                if not found:
-                    found = True
-                    origin = torig[i] - 1
+        if tsum[b]:
+            if tsum[b] == FRESH:
+                _materialise(tsum, tb, torig, b)
+            for i in range(max(lo, b * BLOCK), min(hi, b * BLOCK + BLOCK)):
+                if tb[i]:
+                    if torig[i] == 0:
+                        torig[i] = rec + 1
+                    if not found:
+                        found = True
+                        origin = torig[i] - 1
+        b += 1
     return found, origin
