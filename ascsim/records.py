@@ -478,6 +478,18 @@ class Columns:
         out[has] = self.params[self.param_off[:-1][has] + k]
         return out
 
+    def copy_geometry(self, index: np.ndarray) -> np.ndarray:
+        """`copy_geometry` of the copy rows `index`, one row of its eight fields each."""
+        start, nparam = self.param_off[index], self.nparam[index]
+        out = np.empty((index.size, 8), np.int64)
+        out[:, 0] = self.repeats[index]
+        out[:, 1:4] = self.params[start[:, None] + np.arange(3)]
+        out[:, 4:8] = 0  # no padding: left = right = 0, padded = block_len, not is_pad
+        out[:, 6] = out[:, 1]
+        padded = nparam >= 7
+        out[padded, 4:8] = self.params[start[padded, None] + np.arange(3, 7)]
+        return out
+
     def copy_gm_start(self, index: np.ndarray) -> np.ndarray:
         """The GM-side start of the copy rows `index` (two accesses, dst then src, exactly one
         on GM)."""

@@ -217,6 +217,10 @@ def test_columns_from_the_store_equal_the_list_columns(op):
                                and r[rec.PIPE] in (PIPE_MTE2, PIPE_MTE3)], np.int64)
             assert cols.copy_gm_start(copies).tolist() == [
                 next(a[2] for a in rec.accesses_of(rows[i]) if a[1] != 0) for i in copies]
+            every_copy = np.array([i for i, r in enumerate(rows)
+                                   if rec.REGISTRY[r[rec.OP]].family == "copy"], np.int64)
+            assert cols.copy_geometry(every_copy).tolist() == [
+                list(rec.copy_geometry(rows[i])) for i in every_copy]
 
 
 # ---- analyses: the same with the store as with the list ---------------------------------------

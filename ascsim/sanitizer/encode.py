@@ -128,11 +128,10 @@ def encode_core(core: CoreState) -> Encoded:
     strided[has_acc] = (af[aoff[:-1][has_acc]] & rec.STRIDED) != 0
     first_pat = np.full(m, -1, np.int64)
     first_pat[has_acc] = apat[aoff[:-1][has_acc]]
-    copies = np.flatnonzero(first_pat == ps.PATTERN_CODE[AccessPattern.COPY_BLOCKS]).tolist()
-    for i in copies:
-        blocks, blen, sp, dp, left, right, padded, is_pad = rec.copy_geometry(core.records[i])
-        P[i, :8] = (blocks, blen, sp, dp, left, right, padded, is_pad)
-        subranges += blocks
+    copies = np.flatnonzero(first_pat == ps.PATTERN_CODE[AccessPattern.COPY_BLOCKS])
+    if copies.size:
+        P[copies, :8] = cols.copy_geometry(copies)  # the P_BLOCKS .. P_ISPAD columns
+        subranges += int(P[copies, ps.P_BLOCKS].sum())
     repeat_form = strided & (first_pat == ps.PATTERN_CODE[AccessPattern.ELEMENTWISE])
     # a level-0 form whose first operand is a dense bit mask (Compare) has strided sources
     elem_strided = ((af & rec.STRIDED) != 0) & (apat == ps.PAT_ELEMENT)
