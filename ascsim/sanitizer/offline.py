@@ -88,7 +88,8 @@ def _pass(core: CoreState, enc: Encoded, session: Session
     counts = np.bincount(enc.am, minlength=nmem)[:nmem] if enc.am.size else np.zeros(nmem, int)
     caps = 2 * (counts + enc.subranges) + 4
     caps = np.minimum(caps, memsize + 2).astype(np.int64)
-    ev = np.zeros((min(max(4096, 2 * m), 200_000), ps.EV_COLS), np.int64)
+    # rows past evn[0] are never read (_emit writes every column of a row it adds): no clearing
+    ev = np.empty((min(max(4096, 2 * m), 200_000), ps.EV_COLS), np.int64)
     evn = np.zeros(2, np.int64)
     gw_cap = int(np.count_nonzero((enc.am != 0) & ((enc.af & 1) != 0))) + 1
     executed = np.zeros(m, np.uint8)
