@@ -14,8 +14,9 @@ against it, so later accesses need only compare with the new write.
 Taint map: `tb[byte]` holds the uninitialised bits of each UB byte (0xFF for an element, single
 bits for compare masks) and `torig[byte]` 1 + the record that first read it (0: not read yet);
 `tsum[block]` summarises a 32-byte block as clean or wholly fresh (then `tb` may be stale) or
-byte-exact. Clean writes and fresh allocations over whole blocks only touch `tsum`, so a clean
-kernel costs a pass over 1/32 of its bytes.
+byte-exact. Clean writes and fresh allocations over whole blocks only touch `tsum`, and a count
+of unclean blocks per super-block of 64 blocks lets range operations step over clean 2 KB at
+once, so a clean kernel costs a pass over about 1/2048 of its bytes.
 """
 
 from __future__ import annotations
