@@ -55,9 +55,17 @@ def test_taint_map_answers_as_a_byte_array_does() -> None:
     torig = rng.integers(-5, 5, UB).astype(np.int64)
     model = _Model()
 
+    edge = sh.SUPER * sh.BLOCK
+
     def span() -> tuple[int, int]:
-        lo = int(rng.integers(0, UB))
-        return lo, min(UB, lo + int(rng.choice([1, 7, 32, 200, 2048, 9000, UB])))
+        """Anywhere, or within a block of a super-block's edge (where the whole-super-block
+        shortcuts start and stop)."""
+        if rng.integers(0, 2):
+            lo = int(rng.integers(0, UB))
+            return lo, min(UB, lo + int(rng.choice([1, 7, 32, 200, 2048, 9000, UB])))
+        lo = max(0, int(rng.integers(0, UB // edge + 1)) * edge + int(rng.integers(-40, 41)))
+        n = int(rng.integers(1, 4)) * edge + int(rng.integers(-40, 41))
+        return min(lo, UB - 1), min(UB, lo + max(n, 1))
 
     for step in range(3000):
         op = rng.integers(0, 6)

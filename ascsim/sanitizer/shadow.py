@@ -158,6 +158,22 @@ def _set_block(tsum, tb, b, v):
 
 
 @record_fn
+def _whole_super(tb, b, lo, hi):
+    """Whether block b starts a full super-block that lies inside [lo, hi) (the UB's last
+    super-block may be short: never whole)."""
+    nb = (tb.shape[0] + BLOCK - 1) // BLOCK
+    return (b % SUPER == 0 and b * BLOCK >= lo and (b + SUPER) * BLOCK <= hi
+            and b + SUPER <= nb)
+
+
+@record_fn
+def _fill_super(tsum, tb, b, v):
+    """Every block of the super-block starting at block b becomes v (CLEAN or FRESH)."""
+    tsum[b:b + SUPER] = v
+    tsum[_super(tb, b)] = 0 if v == CLEAN else SUPER
+
+
+@record_fn
 def _next_dirty(tsum, tb, b):
     """Block b, or past its super-block when that is all CLEAN."""
     if tsum[_super(tb, b)] == 0:
@@ -212,6 +228,10 @@ def t_clean(tsum, tb, torig, lo, hi):
         if nxt != b:
             b = nxt
             continue
+        if _whole_super(tb, b, lo, hi):
+            _fill_super(tsum, tb, b, CLEAN)
+            b += SUPER
+            continue
         if tsum[b]:
             s = b * BLOCK
             if lo <= s and s + BLOCK <= hi:
@@ -249,14 +269,19 @@ def t_mark(tsum, tb, torig, lo, hi, origin):
     change their summary."""
     if hi <= lo:
         return
-    b0, b1 = lo // BLOCK, (hi - 1) // BLOCK
-    for b in range(b0, b1 + 1):
+    b, b1 = lo // BLOCK, (hi - 1) // BLOCK
+    while b <= b1:
+        if origin < 0 and _whole_super(tb, b, lo, hi):
+            _fill_super(tsum, tb, b, FRESH)
+            b += SUPER
+            continue
         s = b * BLOCK
         if origin < 0 and lo <= s and s + BLOCK <= hi:
             _set_block(tsum, tb, b, FRESH)
-            continue
-        for i in range(max(lo, s), min(hi, s + BLOCK)):
-            t_set(tsum, tb, torig, i, np.uint8(0xFF), origin)
+        else:
+            for i in range(max(lo, s), min(hi, s + BLOCK)):
+                t_set(tsum, tb, torig, i, np.uint8(0xFF), origin)
+        b += 1
 
 
 @record_fn
