@@ -174,10 +174,11 @@ def _fill_super(tsum, tb, b, v):
 
 
 @record_fn
-def _next_dirty(tsum, tb, b):
-    """Block b, or past its super-block when that is all CLEAN."""
-    if tsum[_super(tb, b)] == 0:
-        return (b // SUPER + 1) * SUPER
+def _dirty_from(tsum, tb, b, b1):
+    """The first block from b on that is not in an all-CLEAN super-block (b1 + 1 or past it
+    when there is none up to b1)."""
+    while b <= b1 and tsum[_super(tb, b)] == 0:
+        b = (b // SUPER + 1) * SUPER
     return b
 
 
@@ -200,11 +201,10 @@ def t_any(tsum, tb, lo, hi):
     if hi <= lo:
         return False
     b, b1 = lo // BLOCK, (hi - 1) // BLOCK
-    while b <= b1:
-        nxt = _next_dirty(tsum, tb, b)
-        if nxt != b:
-            b = nxt
-            continue
+    while True:
+        b = _dirty_from(tsum, tb, b, b1)
+        if b > b1:
+            return False
         if tsum[b] == FRESH:
             return True
         if tsum[b]:
@@ -214,7 +214,6 @@ def t_any(tsum, tb, lo, hi):
                 if tb[i]:
                     return True
         b += 1
-    return False
 
 
 @record_fn
@@ -223,11 +222,10 @@ def t_clean(tsum, tb, torig, lo, hi):
     if hi <= lo:
         return
     b, b1 = lo // BLOCK, (hi - 1) // BLOCK
-    while b <= b1:
-        nxt = _next_dirty(tsum, tb, b)
-        if nxt != b:
-            b = nxt
-            continue
+    while True:
+        b = _dirty_from(tsum, tb, b, b1)
+        if b > b1:
+            return
         if _whole_super(tb, b, lo, hi):
             _fill_super(tsum, tb, b, CLEAN)
             b += SUPER
@@ -304,11 +302,10 @@ def t_read(tsum, tb, torig, lo, hi, rec):
     if hi <= lo:
         return found, origin
     b, b1 = lo // BLOCK, (hi - 1) // BLOCK
-    while b <= b1:
-        nxt = _next_dirty(tsum, tb, b)
-        if nxt != b:
-            b = nxt
-            continue
+    while True:
+        b = _dirty_from(tsum, tb, b, b1)
+        if b > b1:
+            return found, origin
         if tsum[b]:
             if tsum[b] == FRESH:
                 _materialise(tsum, tb, torig, b)
@@ -320,4 +317,3 @@ def t_read(tsum, tb, torig, lo, hi, rec):
                         found = True
                         origin = torig[i] - 1
         b += 1
-    return found, origin
