@@ -124,7 +124,8 @@ def seg_merge(starts, state, off, nseg, mem, k0, k1):
 # start and a fresh AllocTensor buffer are, set without touching the bytes.
 # tsum[NB + k] (NB: the UB's blocks) counts the blocks of super-block k (SUPER blocks) that are
 # not CLEAN: range operations step over a clean super-block whole, so cleaning or testing a
-# clean 32 KB tile takes 16 steps instead of 1024. Only _set_block writes a block's summary.
+# clean 32 KB tile takes 16 steps instead of 1024. Only _set_block and _fill_super write a
+# block's summary (they keep the counts).
 CLEAN, BYTES, FRESH = 0, 1, 2
 SUPER = 64
 
