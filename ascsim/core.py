@@ -78,7 +78,7 @@ class CoreState:
             self.uviews[t.code] = self.ub.view(f"u{t.size}")
         self.records: Any = []  # list[tuple], then a RecordStore (runtime.launch packs it)
         # flags[event * 8 + id] = 1 while set and not yet waited for (binary semaphore)
-        self.flags = [0] * (64 * 8)
+        self.flags = [0] * N_FLAGS
         # waiting[pipe] = the flag index a stalled pipe waits for, or -1
         self.waiting = [-1, -1, -1, -1]
         self.stalled = 0           # bit mask of stalled pipes
@@ -126,6 +126,10 @@ def settle_memory(core: CoreState | None) -> None:
         core.batch.sync()
 
 
+# a core's SetFlag/WaitFlag flags: HardEvent x 8 + event id
+N_FLAGS = 64 * 8
+
+
 class _BlockPool:
     """Memory of large blocks whose launches are over (UBs, the sanitizer's launch-time GM
     copies), kept for the next launches.
@@ -134,10 +138,11 @@ class _BlockPool:
     allocated large numpy array (which numpy asks the kernel to back with huge pages) sometimes
     waits tens of milliseconds for the kernel to compact memory (tools/bench_fresh_memory.py,
     48 UBs on a 2-core VM: a median of about 1 ms either way, worst 60-71 ms fresh, 6-7 ms from
-    here). So a UB block is a private anonymous mapping that goes back here when the last view
-    of it dies (a run's cores keep their UBs for as long as the run lives), and the next launch
-    of the same size refills it with the dummy byte. At most `_KEEP_BYTES` wait here; the rest
-    is returned to the OS."""
+    here). So a block is a private anonymous mapping that goes back here when the last view of
+    it dies (a run's cores keep their UBs for as long as the run lives), and the next request
+    of the same size gets it as it was left (new_ubs refills a UB block with the dummy byte).
+    UB blocks and snapshot copies share the `_KEEP_BYTES` that may wait here; the rest is
+    returned to the OS."""
 
     _KEEP_BYTES = 64 << 20
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core import N_FLAGS
 from ..registry import AccessPattern, Dataflow
 from .shadow import (
     NST,
@@ -91,8 +92,7 @@ P_RMLO, P_RMHI, P_RGROUP, P_RSBLK, P_RSREP, P_RDREP, P_ROUT = 0, 1, 2, 3, 4, 5, 
 EV_RAW, EV_WAR, EV_WAW, EV_UNINIT_OUT, EV_UNINIT_SCALAR, EV_GM_UNWRITTEN, EV_USE_FREE = (
     1, 2, 3, 4, 5, 6, 7)
 EV_COLS = 10
-NFLAGS = 64 * 8   # flags of a core (sync.py: HardEvent x 8 + event id), as CoreState.flags
-CLK_ROW = NFLAGS  # flagclk's scratch row
+CLK_ROW = N_FLAGS  # flagclk's scratch row
 
 S, V = 0, 1
 PIPE_ALL = 4
@@ -926,8 +926,8 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
     # clocks and flags
     K = np.zeros((4, 4), np.int64)
     nep = np.zeros(4, np.int64)
-    flagset = np.zeros(NFLAGS, np.int64)
-    flagclk = np.zeros((NFLAGS + 1, 4), np.int64)  # + the scratch row CLK_ROW
+    flagset = np.zeros(N_FLAGS, np.int64)
+    flagclk = np.zeros((N_FLAGS + 1, 4), np.int64)  # + the scratch row CLK_ROW
     pend = np.full(4, -1, np.int64)
     # taint
     tsum = t_new(ub)  # UB at kernel start: never written

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import prewarm
-from ..core import PIPE_NAMES
+from ..core import N_FLAGS, PIPE_NAMES
 from ..profile import CostParams, HardwareProfile, load_profile
 from ..records import decode
 from ..registry import REGISTRY
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Timeline", "profile_run", "LANE_NAMES", "N_LANES"]
 
-_N_FLAGS = 64 * 8  # (event, id) flag indices: event * 8 + id
 
 
 @dataclass(eq=False)
@@ -243,7 +242,7 @@ def profile_run(run: Run, profile: str | HardwareProfile | None = None) -> Timel
     fixed, work, flag = cat("fixed", np.float64), cat("work", np.float64), cat("flag", np.int32)
     launch = cost.launch_us * prof.clock_mhz
     first_issue = np.full(len(sizes), launch + cost.header_cycles)
-    pair = pair_flags(kind, flag, off, _N_FLAGS)
+    pair = pair_flags(kind, flag, off, N_FLAGS)
     hbm = cost.hbm_gb_per_s * 1e3 / prof.clock_mhz  # bytes per cycle
     overlap = np.array([0.0, cost.vector_overlap_cycles, cost.mte2.overlap_cycles,
                         cost.mte3.overlap_cycles])
