@@ -141,13 +141,15 @@ class _BlockPool:
     here). So a block is a private anonymous mapping that goes back here when the last view of
     it dies (a run's cores keep their UBs for as long as the run lives), and the next request
     of the same size gets it as it was left (new_ubs refills a UB block with the dummy byte).
-    UB blocks and snapshot copies share the `_KEEP_BYTES` that may wait here; the rest is
-    returned to the OS."""
+    UB blocks and snapshot copies share the `_KEEP_BYTES` that may wait here: a block coming
+    back pushes out the blocks that have waited longest, so the pool holds the sizes the recent
+    launches use (the rest goes back to the OS)."""
 
     _KEEP_BYTES = 64 << 20
 
     def __init__(self) -> None:
-        self._free: dict[int, list[mmap.mmap]] = {}
+        self._free: dict[int, list[mmap.mmap]] = {}  # size -> blocks, the latest back last
+        self._order: dict[int, int] = {}  # id of a waiting block -> its size, oldest first
         self._kept = 0
         self._lock = threading.Lock()
         if hasattr(os, "register_at_fork"):  # a thread may hold the lock while another forks
@@ -161,6 +163,7 @@ class _BlockPool:
             spare = self._free.get(nbytes)
             memory = spare.pop() if spare else None
             if memory is not None:
+                del self._order[id(memory)]
                 self._kept -= nbytes
         if memory is None:
             # private: a forked process (a sweep's workers) gets its own copy on write, not
@@ -173,10 +176,22 @@ class _BlockPool:
         return block
 
     def _give_back(self, memory: mmap.mmap, nbytes: int) -> None:
+        if nbytes > self._KEEP_BYTES:
+            return
         with self._lock:
-            if self._kept + nbytes <= self._KEEP_BYTES:
-                self._free.setdefault(nbytes, []).append(memory)
-                self._kept += nbytes
+            while self._kept + nbytes > self._KEEP_BYTES:  # the longest waiting go first
+                oldest, size = next(iter(self._order.items()))
+                del self._order[oldest]
+                same = self._free[size]
+                same.pop(next(i for i, m in enumerate(same) if id(m) == oldest))
+                self._kept -= size
+            self._free.setdefault(nbytes, []).append(memory)
+            self._order[id(memory)] = nbytes
+            self._kept += nbytes
+
+    def waiting_bytes(self) -> int:
+        """The bytes of the blocks waiting for a launch."""
+        return self._kept
 
 
 _POOL = _BlockPool()

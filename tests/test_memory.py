@@ -206,6 +206,7 @@ def _scribble_kernel(gm: object) -> None:
 
 
 def test_ub_memory_is_reused_once_its_run_is_gone_and_starts_as_dummy_again() -> None:
+    gc.collect()  # blocks earlier tests left in cycles come back now, not in the middle
     gm = np.zeros(8, np.float32)
     first = ascsim.launch(_scribble_kernel, 4, gm)
     memory = first.cores[0].ub.base.base.obj  # the mapping under the launch's UB block
@@ -216,6 +217,24 @@ def test_ub_memory_is_reused_once_its_run_is_gone_and_starts_as_dummy_again() ->
     assert again.cores[0].ub.base.base.obj is memory  # the pool gave the block back
     assert again.cores[3].ub[:256].tolist() == [0x5A] * 256
     assert (again.cores[3].ub[256:] == 0xFF).all()  # refilled with the dummy byte
+
+
+def test_the_pool_keeps_what_recent_launches_use() -> None:
+    """Blocks of another size filling the pool's budget (a check run's GM copies, say) do not
+    keep a launch's UB block out: the longest waiting blocks make room for it."""
+    pool = ascsim.core._POOL
+    gc.collect()  # blocks earlier tests left in cycles come back now, not in the middle
+    others = [ascsim.core.pooled_bytes(1 << 20) for _ in range(pool._KEEP_BYTES >> 20)]
+    del others
+    gc.collect()
+    assert pool.waiting_bytes() == pool._KEEP_BYTES  # full of 1 MiB blocks
+    gm = np.zeros(8, np.float32)
+    first = ascsim.launch(_scribble_kernel, 4, gm)
+    memory = first.cores[0].ub.base.base.obj
+    del first
+    gc.collect()
+    assert ascsim.launch(_scribble_kernel, 4, gm).cores[0].ub.base.base.obj is memory
+    assert pool.waiting_bytes() <= pool._KEEP_BYTES
 
 
 def test_ub_memory_a_view_still_refers_to_is_not_reused() -> None:
