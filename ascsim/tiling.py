@@ -69,10 +69,19 @@ class TilingData:
         if raw.size < cls.SIZEOF:
             raise ParameterError(f"{cls.__name__} needs {cls.SIZEOF} bytes of tiling data, "
                                  f"got {raw.size}")
-        obj = cls()
-        for name, dtype, offset in cls._layout:
-            value = raw[offset:offset + dtype.size].view(dtype.numpy)[0]
-            setattr(obj, name, value)
+        # Every core of a launch reads the same bytes: decode them once, then copy the fields.
+        key = (cls, raw[:cls.SIZEOF].tobytes())
+        fields = _DECODED.get(key)
+        if fields is None:
+            obj = cls()
+            for name, dtype, offset in cls._layout:
+                value = raw[offset:offset + dtype.size].view(dtype.numpy)[0]
+                setattr(obj, name, value)
+            if len(_DECODED) >= _DECODED_MAX:
+                _DECODED.clear()
+            fields = _DECODED[key] = dict(obj.__dict__)
+        obj = object.__new__(cls)
+        obj.__dict__.update(fields)  # the values are immutable scalars
         return obj
 
     def as_dict(self) -> dict[str, Any]:
@@ -84,6 +93,11 @@ class TilingData:
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self.as_dict() == other.as_dict()
+
+
+# (struct, its bytes) -> its fields, as TilingData.from_bytes decodes them
+_DECODED: dict[tuple[type, bytes], dict[str, Any]] = {}
+_DECODED_MAX = 256
 
 
 def _registrable(macro: str, struct: Any) -> bool:

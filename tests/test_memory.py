@@ -441,6 +441,19 @@ def test_tiling_struct_layout_and_round_trip() -> None:
         DemoTiling.from_bytes(raw[:20])
 
 
+def test_each_read_of_the_tiling_is_its_own_struct() -> None:
+    """from_bytes decodes a struct's bytes once (every core of a launch reads the same ones)
+    but hands each reader its own object, as each core's GET_TILING_DATA copies the struct."""
+    t = DemoTiling(total=5, eps=0.25, count=7, scale=1.5, flag=3)
+    a, b = DemoTiling.from_bytes(t.to_bytes()), DemoTiling.from_bytes(t.to_bytes())
+    assert a == b == t and a is not b
+    a.total = 6  # a kernel changing its copy
+    assert b.total == 5 and DemoTiling.from_bytes(t.to_bytes()).total == 5
+    assert type(a.total) is int and type(b.eps) is np.float32
+    t.count = -1
+    assert DemoTiling.from_bytes(t.to_bytes()) == t  # other bytes, other values
+
+
 def test_tiling_in_a_kernel() -> None:
     out = np.zeros(4, np.float64)
 
