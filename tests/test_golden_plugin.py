@@ -202,6 +202,9 @@ def test_plugin_end_to_end(tmp_path: Path) -> None:
                               cwd=tmp_path, capture_output=True, text=True,
                               env={**os.environ, **(env or {})}, timeout=300)
 
+    r = pytest_run("--update-golden", "-n", "2")  # workers would each rewrite the stores
+    assert r.returncode == 4 and "without pytest-xdist's -n" in r.stderr, r.stdout + r.stderr
+    assert not (tmp_path / "goldens").exists()
     r = pytest_run("--update-golden")
     assert r.returncode == 0 and "2 entries pinned" in r.stdout, r.stdout + r.stderr
     assert GoldenStore.load(tmp_path / "goldens" / "my_kernel.json").ids() == {"intact",

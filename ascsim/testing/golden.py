@@ -125,6 +125,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("update_golden") and (
+            getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")):
+        # each pytest-xdist worker would rewrite the stores with its own share of the cases
+        raise pytest.UsageError("--update-golden rewrites the golden stores: run it without "
+                                "pytest-xdist's -n")
     directory = Path(config.rootpath) / config.getini("golden_dir")
     config.stash[_SESSION] = GoldenSession(directory, config.getoption("update_golden"))
 
