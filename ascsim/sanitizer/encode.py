@@ -15,6 +15,7 @@ import numpy as np
 from .. import records as rec
 from ..core import PIPE_MTE2, PIPE_V, CoreState
 from ..dtypes import ALL_DTYPES
+from ..instructions.crosscore import atomic_stores
 from ..registry import REGISTRY, AccessPattern
 from . import passes as ps
 
@@ -84,6 +85,7 @@ class Encoded:
     blive: np.ndarray      # [since, until): the records during which a buffer exists
     buffers: list          # BufferInfo per buffer id
     subranges: int         # extra segment boundaries strided accesses may create
+    atomic: np.ndarray     # bool: a UB->GM copy made under the DMA atomic mode
 
     @property
     def size(self) -> int:
@@ -157,6 +159,8 @@ def encode_core(core: CoreState) -> Encoded:
         r = core.records[i]
         P[i, :7] = rec.params_of(r)[:7]
         P[i, ps.P_REPEAT] = r[rec.REPEATS]
+    atomic = np.zeros(m, np.bool_)
+    atomic[atomic_stores(cols)] = True
     return Encoded(order, cls, pipe, cols.count, dsz, par, implicit, aoff, af, am, ast, aen,
-                   apat, P, bstart, bend, bque, blive, infos, subranges)
+                   apat, P, bstart, bend, bque, blive, infos, subranges, atomic)
 

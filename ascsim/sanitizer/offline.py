@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import records
-from ..core import PIPE_MTE3, PIPE_NAMES, CoreState
+from ..core import PIPE_NAMES, CoreState
 from ..dtypes import BY_CODE
 from ..errors import (
     MultiCoreError,
@@ -312,8 +312,7 @@ def _gm_accesses(core: CoreState, enc: Encoded, executed: np.ndarray) -> np.ndar
     lo = np.maximum(enc.ast[sel], 0)
     hi = np.minimum(enc.aen[sel], size[mem])
     keep = (hi > lo) & (enc.cls[rec] >= ps.C_GET)
-    # a copy's MODE is 0 unless it was made under the DMA atomic mode (crosscore.py)
-    atomic = ((enc.cls == ps.C_COPY) & (enc.pipe == PIPE_MTE3) & (enc.par != 0))[rec]
+    atomic = enc.atomic[rec]
     internal = internal_records(core)
     inside = np.array([r in internal for r in rec.tolist()], np.bool_) if internal else \
         np.zeros(rec.size, np.bool_)
