@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from . import convert
+from .dtypes import bfloat16_t, half, is_bfloat16
 from .errors import (
     ACLNN_ERR_INNER_NULLPTR,
     ACLNN_ERR_INNER_TILING_ERROR,
@@ -157,7 +157,7 @@ def _from_torch(t: Any) -> np.ndarray:
     if t.device.type != "cpu":
         raise AclnnError(ACLNN_ERR_PARAM_INVALID, "ascsim takes CPU tensors only")
     if t.dtype == torch.bfloat16:
-        return t.detach().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return t.detach().view(torch.int16).numpy().view(bfloat16_t.numpy)
     return t.detach().numpy()
 
 
@@ -213,7 +213,7 @@ def to_caller(template: Any, array: np.ndarray) -> Any:
     """`array` in the caller's flavour (torch if `template` is a torch tensor)."""
     if type(template).__module__.startswith("torch"):
         import torch
-        if array.dtype == np.dtype(ml_dtypes.bfloat16):
+        if is_bfloat16(array.dtype):
             return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
         return torch.from_numpy(array)
     return array
@@ -429,10 +429,14 @@ def _view_copy(src: aclTensor, dst: aclTensor, executor: aclOpExecutor) -> aclTe
     return dst
 
 
-_WIDEN = {np.dtype(np.float16): convert.cast_f16_to_f32,
-          np.dtype(ml_dtypes.bfloat16): convert.cast_bf16_to_f32}
-_NARROW = {np.dtype(np.float16): convert.cast_f32_to_f16,
-           np.dtype(ml_dtypes.bfloat16): convert.cast_f32_to_bf16}
+# the 16-bit float types' conversions to and from float32, by AscendC type
+_WIDEN = {half: convert.cast_f16_to_f32, bfloat16_t: convert.cast_bf16_to_f32}
+_NARROW = {half: convert.cast_f32_to_f16, bfloat16_t: convert.cast_f32_to_bf16}
+
+
+def _float16_type(dt: np.dtype) -> Any:
+    """half or bfloat16_t for the caller's fp16 or bf16 dtype, else None."""
+    return half if dt == np.float16 else bfloat16_t if is_bfloat16(dt) else None
 
 
 def cast_array(src: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -442,16 +446,18 @@ def cast_array(src: np.ndarray, dtype: np.dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     if src.dtype == dtype:
         return src.copy()
-    if src.dtype in _WIDEN:
+    widen = _WIDEN.get(_float16_type(src.dtype))
+    if widen is not None:
         wide = np.empty(src.size, np.float32)
-        _WIDEN[src.dtype](wide, 0, src.view(np.uint16), 0, src.size, 0, False)
+        widen(wide, 0, src.view(np.uint16), 0, src.size, 0, False)
     else:
         wide = src.astype(np.float32)
     if dtype == np.float32:
         return wide
-    if dtype in _NARROW:
+    narrow = _NARROW.get(_float16_type(dtype))
+    if narrow is not None:
         out = np.empty(src.size, np.uint16)
-        _NARROW[dtype](out, 0, wide, 0, src.size, convert.CAST_RINT, False)
+        narrow(out, 0, wide, 0, src.size, convert.CAST_RINT, False)
         return out.view(dtype)
     return wide.astype(dtype)
 

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
+
+from .dtypes import is_bfloat16
 
 __all__ = ["ulp_distance", "Mismatch", "first_mismatch", "max_ulp", "special_text"]
 
-_BITS = {np.dtype(np.float16): np.uint16, np.dtype(ml_dtypes.bfloat16): np.uint16,
-         np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+_BITS = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64}
+
+
+def _bits_type(dt: np.dtype) -> type | None:
+    """The unsigned type of a float dtype's bit patterns (None: not a float)."""
+    return np.uint16 if is_bfloat16(dt) else _BITS.get(dt)
 INF_DISTANCE = np.iinfo(np.int64).max
 
 
@@ -33,11 +39,12 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != b.dtype or a.shape != b.shape:
         raise ValueError(f"cannot compare {a.dtype}{a.shape} with {b.dtype}{b.shape}")
-    if a.dtype not in _BITS:  # integers: plain difference
+    bits = _bits_type(a.dtype)
+    if bits is None:  # integers: plain difference
         return np.abs(a.astype(np.int64) - b.astype(np.int64))
     width = a.dtype.itemsize * 8
-    ia = _ordered(a.view(_BITS[a.dtype]), width)
-    ib = _ordered(b.view(_BITS[b.dtype]), width)
+    ia = _ordered(a.view(bits), width)
+    ib = _ordered(b.view(bits), width)
     fa, fb = a.astype(np.float64), b.astype(np.float64)
     na, nb = np.isnan(fa), np.isnan(fb)
     with np.errstate(over="ignore"):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
+from collections.abc import Callable
 
-import ml_dtypes
 import numpy as np
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "sizeof",
     "ALL_DTYPES",
     "dtype_from_numpy",
+    "is_bfloat16",
 ]
 
 
@@ -64,21 +66,34 @@ class DType:
     """One AscendC element type. Instances are singletons compared with `is`."""
 
     __slots__ = ("name", "size", "shift", "kind", "storage", "numpy", "code", "_bits_memo",
-                 "_int_memo", "_fmax", "__weakref__")
+                 "_int_memo", "_fmax", "_numpy_of", "__weakref__")
 
-    def __init__(self, name: str, size: int, kind: str, storage: type, numpy_type: type,
-                 code: int) -> None:
+    def __init__(self, name: str, size: int, kind: str, storage: type,
+                 numpy_type: type | Callable[[], type], code: int) -> None:
         self.name = name          # the C++ spelling, used in messages
         self.size = size          # bytes per element
         self.shift = size.bit_length() - 1  # byte address >> shift = element index
         self.kind = kind          # "f" float, "i" signed int, "u" unsigned int
         self.storage = np.dtype(storage)   # how the simulator holds the bits
-        self.numpy = np.dtype(numpy_type)  # what callers hand in and get back
         self.code = code          # small id used in instruction records
         self._bits_memo: dict = {}
         self._int_memo: dict = {}
+        if isinstance(numpy_type, type):
+            self._set_numpy(numpy_type)
+        else:  # a function giving the type: `numpy` and `_fmax` are set on first use
+            self._numpy_of = numpy_type
+
+    def _set_numpy(self, numpy_type: type) -> None:
+        self.numpy = np.dtype(numpy_type)  # what callers hand in and get back
         # the largest finite value: only a finite value past it makes numpy warn on conversion
-        self._fmax = builtins.float(np.finfo(self.numpy).max) if kind == "f" else 0.0
+        self._fmax = builtins.float(np.finfo(self.numpy).max) if self.kind == "f" else 0.0
+
+    def __getattr__(self, name: str) -> object:
+        # only called for a slot not set yet: a lazily imported numpy type's two attributes
+        if name in ("numpy", "_fmax"):
+            self._set_numpy(self._numpy_of())
+            return getattr(self, name)
+        raise AttributeError(f"DType has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return self.name
@@ -139,7 +154,16 @@ class DType:
 
 half = DType("half", 2, "f", np.uint16, np.float16, 1)
 float = DType("float", 4, "f", np.float32, np.float32, 2)  # noqa: A001 - AscendC name
-bfloat16_t = DType("bfloat16_t", 2, "f", np.uint16, ml_dtypes.bfloat16, 3)
+
+
+def _ml_dtypes_bfloat16() -> type:
+    """ml_dtypes.bfloat16, imported on first use: importing ml_dtypes registers its numpy ufunc
+    loops, about 0.8 s on a 2-core VM, which a run without bf16 does not need."""
+    import ml_dtypes
+    return ml_dtypes.bfloat16
+
+
+bfloat16_t = DType("bfloat16_t", 2, "f", np.uint16, _ml_dtypes_bfloat16, 3)
 int8_t = DType("int8_t", 1, "i", np.int8, np.int8, 4)
 uint8_t = DType("uint8_t", 1, "u", np.uint8, np.uint8, 5)
 int16_t = DType("int16_t", 2, "i", np.int16, np.int16, 6)
@@ -153,15 +177,25 @@ ALL_DTYPES: tuple[DType, ...] = (half, float, bfloat16_t, int8_t, uint8_t, int16
                                  int32_t, uint32_t, int64_t, uint64_t)
 BY_CODE: dict[int, DType] = {t.code: t for t in ALL_DTYPES}
 BY_NAME: dict[str, DType] = {t.name: t for t in ALL_DTYPES}
-_BY_NUMPY: dict[np.dtype, DType] = {t.numpy: t for t in ALL_DTYPES}
+# bfloat16_t joins once ml_dtypes is imported (dtype_from_numpy)
+_BY_NUMPY: dict[np.dtype, DType] = {t.numpy: t for t in ALL_DTYPES if t is not bfloat16_t}
 
 
 def dtype_from_numpy(dt: np.dtype | type) -> DType:
     """The AscendC type of a numpy dtype (float16 -> half, ml_dtypes.bfloat16 -> bfloat16_t)."""
-    try:
-        return _BY_NUMPY[np.dtype(dt)]
-    except KeyError:
-        raise TypeError(f"no AscendC type for numpy dtype {np.dtype(dt)}") from None
+    dt = np.dtype(dt)
+    found = _BY_NUMPY.get(dt)
+    if found is None and is_bfloat16(dt):
+        found = _BY_NUMPY[dt] = bfloat16_t
+    if found is None:
+        raise TypeError(f"no AscendC type for numpy dtype {dt}")
+    return found
+
+
+def is_bfloat16(dt: np.dtype | type) -> bool:
+    """Whether `dt` is ml_dtypes' bfloat16, without importing ml_dtypes: no array or scalar has
+    that type before ml_dtypes is imported."""
+    return "ml_dtypes" in sys.modules and np.dtype(dt) == bfloat16_t.numpy
 
 
 def sizeof(t: object) -> int:

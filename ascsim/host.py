@@ -19,7 +19,6 @@ from enum import IntEnum
 from types import SimpleNamespace
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from . import dtypes as _dt
@@ -73,7 +72,7 @@ ge = SimpleNamespace(DataType=DataType, Format=Format, graphStatus=int,
 
 _GE_NUMPY: dict[DataType, np.dtype] = {
     DataType.DT_FLOAT: np.dtype(np.float32), DataType.DT_FLOAT16: np.dtype(np.float16),
-    DataType.DT_BF16: np.dtype(ml_dtypes.bfloat16), DataType.DT_INT8: np.dtype(np.int8),
+    DataType.DT_INT8: np.dtype(np.int8),
     DataType.DT_UINT8: np.dtype(np.uint8), DataType.DT_INT16: np.dtype(np.int16),
     DataType.DT_UINT16: np.dtype(np.uint16), DataType.DT_INT32: np.dtype(np.int32),
     DataType.DT_UINT32: np.dtype(np.uint32), DataType.DT_INT64: np.dtype(np.int64),
@@ -81,16 +80,19 @@ _GE_NUMPY: dict[DataType, np.dtype] = {
     DataType.DT_BOOL: np.dtype(np.bool_), DataType.DT_COMPLEX64: np.dtype(np.complex64),
     DataType.DT_COMPLEX128: np.dtype(np.complex128),
 }
-_NUMPY_GE = {v: k for k, v in _GE_NUMPY.items()}
+_NUMPY_GE = {v: k for k, v in _GE_NUMPY.items()}  # DT_BF16 (ml_dtypes) is looked up apart
 
 
 def dtype_to_ge(dt: np.dtype | type) -> DataType:
     """The ge::DataType of a numpy dtype (DT_UNDEFINED if it has none)."""
+    if _dt.is_bfloat16(dt):
+        return DataType.DT_BF16
     return _NUMPY_GE.get(np.dtype(dt), DataType.DT_UNDEFINED)
 
 
 def ge_to_numpy(dt: DataType) -> np.dtype:
-    return _GE_NUMPY[DataType(dt)]
+    dt = DataType(dt)
+    return _dt.bfloat16_t.numpy if dt == DataType.DT_BF16 else _GE_NUMPY[dt]
 
 
 def ge_to_ascendc(dt: DataType) -> _dt.DType:

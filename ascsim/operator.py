@@ -21,13 +21,13 @@ group, `path/to/op.py`, `pkg.module`). Text the user typed (shapes, dtypes) is p
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
+from . import dtypes
 from .errors import UsageError
 from .tuning import TilingKnob, knobs_of, register_knob
 
@@ -36,9 +36,25 @@ __all__ = ["Operator", "Option", "Inputs", "Options", "DTYPES", "parse_shape", "
 Inputs = dict[str, "np.ndarray | None"]
 Options = dict[str, Any]
 
-DTYPES = {"float32": np.float32, "float": np.float32, "fp32": np.float32,
-          "float16": np.float16, "half": np.float16, "fp16": np.float16,
-          "bfloat16": ml_dtypes.bfloat16, "bf16": ml_dtypes.bfloat16}
+class _DtypeNames(Mapping[str, type]):
+    """--dtype names -> numpy scalar types. bf16's (ml_dtypes.bfloat16) is imported when it is
+    first asked for: importing ml_dtypes costs about 0.8 s, which an fp32 run does not need."""
+
+    TYPES = {"float32": dtypes.float, "float": dtypes.float, "fp32": dtypes.float,
+             "float16": dtypes.half, "half": dtypes.half, "fp16": dtypes.half,
+             "bfloat16": dtypes.bfloat16_t, "bf16": dtypes.bfloat16_t}
+
+    def __getitem__(self, name: str) -> type:
+        return self.TYPES[name].numpy.type
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.TYPES)
+
+    def __len__(self) -> int:
+        return len(self.TYPES)
+
+
+DTYPES = _DtypeNames()
 
 _SHAPE = re.compile(r"\d+(\s*[,x]\s*\d+)*\s*,?")
 
@@ -62,8 +78,21 @@ def parse_dtype(text: str | np.dtype | type) -> np.dtype:
     """"float32" / "fp16" / "bf16" / ... (or a numpy dtype) as a numpy dtype."""
     if not isinstance(text, str):
         return np.dtype(text)
+    return _named(text).numpy
+
+
+def dtype_name(text: str | np.dtype | type) -> str:
+    """The numpy name of parse_dtype(text) ("float32", "float16", "bfloat16"), without making
+    the dtype (bf16's would import ml_dtypes)."""
+    if not isinstance(text, str):
+        return np.dtype(text).name
+    t = _named(text)
+    return "bfloat16" if t is dtypes.bfloat16_t else t.numpy.name
+
+
+def _named(text: str) -> dtypes.DType:
     try:
-        return np.dtype(DTYPES[text.lower()])
+        return _DtypeNames.TYPES[text.lower()]
     except KeyError:
         raise UsageError(f"unknown --dtype {text!r}; use one of "
                          f"{', '.join(sorted(DTYPES))}") from None
@@ -147,7 +176,7 @@ class Operator:
         # frozen: normalise through object.__setattr__ (tuples, canonical dtype names)
         object.__setattr__(self, "op_type", self.op_type or self.name)
         dtypes = (self.dtypes,) if isinstance(self.dtypes, str) else self.dtypes
-        names = tuple(parse_dtype(d).name for d in dtypes)
+        names = tuple(dtype_name(d) for d in dtypes)
         if not names:
             raise UsageError(f"Operator {self.name}: dtypes is empty")
         object.__setattr__(self, "dtypes", names)

@@ -83,6 +83,17 @@ def test_console_script_entry_point() -> None:
     assert "Ascend910B2" in done.stdout and "Ascend910_93" in done.stdout
 
 
+def test_a_float32_run_imports_neither_ml_dtypes_nor_dask() -> None:
+    """Importing ml_dtypes registers its numpy loops (about 0.8 s here) and Dask takes 0.3 s:
+    a command that needs neither (no bf16, no sweep) must not pay for them."""
+    code = ("import sys; from ascsim.cli import main; "
+            "assert main(['run', 'logit_grad', '--shape', '64,64']) == 0; "
+            "print(sorted(m for m in ('ml_dtypes', 'dask', 'distributed') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout
+
+
 @pytest.mark.parametrize("argv, message", [
     (["run", "logit_grad", "--threads", "0"], "argument --threads: 0 is not a positive count"),
     (["run", "logit_grad", "--threads", "-3"], "argument --threads: -3 is not a positive count"),
