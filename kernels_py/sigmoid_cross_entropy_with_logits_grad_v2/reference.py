@@ -19,13 +19,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 __all__ = ["kernel_model", "direct_model", "numpy_model", "torch_reference", "error_bound",
            "promote", "reduction_code", "internal_reduction", "global_scale", "exp_f32"]
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 F32 = np.float32
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 # internal enum of the tiling: 0 none, 1 sum, 2 mean
