@@ -83,11 +83,13 @@ def test_console_script_entry_point() -> None:
     assert "Ascend910B2" in done.stdout and "Ascend910_93" in done.stdout
 
 
-def test_a_float32_run_imports_neither_ml_dtypes_nor_dask() -> None:
+@pytest.mark.parametrize("op", ["logit_grad", "sigmoid_cross_entropy_with_logits_grad_v2",
+                                "mse_loss_v2", "cross_entropy_loss"])
+def test_a_float32_run_imports_neither_ml_dtypes_nor_dask(op: str) -> None:
     """Importing ml_dtypes registers its numpy loops (about 0.8 s here) and Dask takes 0.3 s:
     a command that needs neither (no bf16, no sweep) must not pay for them."""
     code = ("import sys; from ascsim.cli import main; "
-            "assert main(['run', 'logit_grad', '--shape', '64,64']) == 0; "
+            f"assert main(['run', '{op}', '--shape', '64,1024']) == 0; "
             "print(sorted(m for m in ('ml_dtypes', 'dask', 'distributed') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from ascsim import aclnn as _aclnn
 from ascsim.convenience import REDUCTIONS, reduction_arg, tensor_arg
+from ascsim.dtypes import bfloat16_t, is_bfloat16
 
 from . import knobs  # noqa: F401  (tiling knobs for profiling sweeps)
 from .direct import run_kernel, tiling_for
@@ -29,14 +29,13 @@ from .op_host import mse_loss_v2_def, mse_loss_v2_infershape, mse_loss_v2_tiling
 __all__ = ["aclnnMseLossGetWorkspaceSize", "aclnnMseLoss", "mse_loss", "run_kernel",
            "tiling_for", "REDUCTIONS", "result_dtype"]
 
-_BF16 = np.dtype(ml_dtypes.bfloat16)
-
 
 def _numpy_dtype(a: Any) -> np.dtype:
     if type(a).__module__.startswith("torch"):
         import torch
-        return _BF16 if a.dtype == torch.bfloat16 else np.dtype(torch.empty(0, dtype=a.dtype)
-                                                                .numpy().dtype)
+        if a.dtype == torch.bfloat16:
+            return bfloat16_t.numpy
+        return np.dtype(torch.empty(0, dtype=a.dtype).numpy().dtype)
     return np.asarray(a).dtype
 
 
@@ -45,18 +44,19 @@ def result_dtype(a: np.dtype, b: np.dtype) -> np.dtype:
     a, b = np.dtype(a), np.dtype(b)
     if a == b:
         return a
-    if {a, b} == {np.dtype(np.float16), _BF16}:
-        return np.dtype(np.float32)
-    if _BF16 in (a, b):
-        other = b if a == _BF16 else a
-        return other if other.kind == "f" and other.itemsize >= 4 else _BF16
+    if is_bfloat16(a) or is_bfloat16(b):  # numpy cannot promote ml_dtypes' bfloat16
+        other = b if is_bfloat16(a) else a
+        if other == np.float16:
+            return np.dtype(np.float32)
+        return other if other.kind == "f" and other.itemsize >= 4 else bfloat16_t.numpy
     return np.promote_types(a, b)
 
 
 def _new_out(template: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     if type(template).__module__.startswith("torch"):
         import torch
-        tdt = torch.bfloat16 if dtype == _BF16 else torch.from_numpy(np.empty(0, dtype)).dtype
+        tdt = (torch.bfloat16 if is_bfloat16(dtype)
+               else torch.from_numpy(np.empty(0, dtype)).dtype)
         return torch.empty(shape, dtype=tdt)
     return np.empty(shape, dtype=dtype)
 
