@@ -210,6 +210,26 @@ def test_getvalue_reads_what_deferred_work_wrote():
     assert all(type(v) is int for row in run.cores[0].records for v in row)
 
 
+def test_a_sync_runs_the_rows_on_the_kernels_thread(monkeypatch):
+    """GetValue's flush runs the core's pending rows itself (after the batches before them):
+    handing a row or two to the worker and waiting would cost two thread hand-overs."""
+    import threading
+    threads = []
+    original = batch.run_batch
+
+    def recording(*args):
+        threads.append(threading.current_thread())
+        return original(*args)
+    monkeypatch.setattr(batch, "run_batch", recording)
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    ascsim.launch(_scale_kernel, 1, x, out)
+    np.testing.assert_array_equal(out, x * np.float32(2))
+    # the copy and the Muls, at GetValue; the rest at the end of the core, on the worker
+    assert threads[0] is threading.current_thread()
+    assert threads[-1] is not threading.current_thread()
+
+
 def _stalled_kernel(x, out):
     """The vector pipe waits before MTE2's SetFlag is issued: its work is held in the backlog
     and added to the batch when the flag is set, after the copy."""
