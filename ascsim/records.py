@@ -427,17 +427,10 @@ class Columns:
     nparam = cached_property(lambda self: self._field(NPARAM))
 
     @cached_property
-    def _places(self) -> tuple[np.ndarray, np.ndarray]:
-        """(each flat int's index in its row, its row's params' end index)."""
-        off = self.store.off
-        lens = np.diff(off)
-        place = np.arange(off[-1], dtype=np.int64) - np.repeat(off[:-1], lens)
-        return place, np.repeat(HEADER + self.nparam, lens)
-
-    @cached_property
     def params(self) -> np.ndarray:
-        place, params_end = self._places
-        return self.store.flat[(place >= HEADER) & (place < params_end)]
+        row = np.repeat(np.arange(self.size, dtype=np.int64), self.nparam)
+        index = np.arange(row.size, dtype=np.int64) - self.param_off[row]  # within its row
+        return self.store.flat[self.store.off[row] + HEADER + index]
 
     @cached_property
     def param_off(self) -> np.ndarray:
@@ -446,20 +439,21 @@ class Columns:
         return off
 
     @cached_property
-    def _accesses(self) -> np.ndarray:
-        place, params_end = self._places
-        return self.store.flat[place >= params_end].reshape(-1, _ACCESS)
-
-    @cached_property
     def acc_off(self) -> np.ndarray:
         off = np.zeros(self.size + 1, np.int64)
         np.cumsum((np.diff(self.store.off) - HEADER - self.nparam) // _ACCESS, out=off[1:])
         return off
 
-    acc_flags = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 0]))
-    acc_mem = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 1]))
-    acc_start = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 2]))
-    acc_end = cached_property(lambda self: np.ascontiguousarray(self._accesses[:, 3]))
+    @cached_property
+    def _acc_pos(self) -> np.ndarray:
+        """The position in `store.flat` of each access's first int."""
+        row = self.acc_row
+        return self.store.off[row] + HEADER + self.nparam[row] + _ACCESS * self.acc_index
+
+    acc_flags = cached_property(lambda self: self.store.flat[self._acc_pos])
+    acc_mem = cached_property(lambda self: self.store.flat[self._acc_pos + 1])
+    acc_start = cached_property(lambda self: self.store.flat[self._acc_pos + 2])
+    acc_end = cached_property(lambda self: self.store.flat[self._acc_pos + 3])
 
     @cached_property
     def acc_row(self) -> np.ndarray:
@@ -475,19 +469,20 @@ class Columns:
         """Param k of every row (`default` where a row has fewer)."""
         out = np.full(self.size, default, np.int64)
         has = self.nparam > k
-        out[has] = self.params[self.param_off[:-1][has] + k]
+        out[has] = self.store.flat[self.store.off[:-1][has] + (HEADER + k)]
         return out
 
     def copy_geometry(self, index: np.ndarray) -> np.ndarray:
         """`copy_geometry` of the copy rows `index`, one row of its eight fields each."""
-        start, nparam = self.param_off[index], self.nparam[index]
+        start, nparam = self.store.off[index] + HEADER, self.nparam[index]
+        flat = self.store.flat
         out = np.empty((index.size, 8), np.int64)
         out[:, 0] = self.repeats[index]
-        out[:, 1:4] = self.params[start[:, None] + np.arange(3)]
+        out[:, 1:4] = flat[start[:, None] + np.arange(3)]
         out[:, 4:8] = 0  # no padding: left = right = 0, padded = block_len, not is_pad
         out[:, 6] = out[:, 1]
         padded = nparam >= 7
-        out[padded, 4:8] = self.params[start[padded, None] + np.arange(3, 7)]
+        out[padded, 4:8] = flat[start[padded, None] + np.arange(3, 7)]
         return out
 
     def copy_gm_start(self, index: np.ndarray) -> np.ndarray:
