@@ -41,8 +41,9 @@ class CoreClocks:
 
     def __init__(self, cores: list[CoreState], candidates: list[np.ndarray] | None = None
                  ) -> None:
-        """`candidates`: per core, the records that may be cross-core ones (those of dataflow
-        class BARRIER), so that the rest need not be looked at; None: all."""
+        """`candidates`: per core, the records that may be cross-core ones (those whose
+        instruction has the cross-core cost kind), so that the rest need not be looked at;
+        None: all."""
         n = len(cores)
         self.n = n
         self.cuts: list[np.ndarray] = []       # per core: its cross-core record indices

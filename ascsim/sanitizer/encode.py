@@ -1,4 +1,4 @@
-"""One core's records as flat numpy arrays for the numba pass (passes.py).
+"""Each core's records as flat numpy arrays for the numba pass (passes.py).
 
 Everything per record comes from the record schema (records.Columns) and the registry: each
 instruction's dataflow class (what initcheck and the clocks do with it) and the access pattern
@@ -8,6 +8,7 @@ by name.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,10 +17,11 @@ from .. import records as rec
 from ..core import PIPE_MTE2, PIPE_V, CoreState
 from ..dtypes import ALL_DTYPES
 from ..instructions.crosscore import atomic_stores
-from ..registry import REGISTRY, AccessPattern
+from ..recordstore import RecordStore
+from ..registry import REGISTRY, AccessPattern, CostKind
 from . import passes as ps
 
-__all__ = ["Encoded", "encode_core", "pattern_table"]
+__all__ = ["Encoded", "encode_cores", "pattern_table"]
 
 _DTYPE_SIZE = np.ones(max(t.code for t in ALL_DTYPES) + 1, np.int64)
 for _t in ALL_DTYPES:
@@ -57,6 +59,15 @@ def _dataflow_table() -> np.ndarray:
     return _TABLES["dataflow"][1]
 
 
+def _cross_core_table() -> np.ndarray:
+    """instruction id -> whether it is a cross-core point (its cost kind says the scalar unit
+    waits for other cores)."""
+    if _TABLES.get("cross", (-1,))[0] != len(REGISTRY):
+        _TABLES["cross"] = (len(REGISTRY), np.array(
+            [ins.cost.kind == CostKind.CROSS_CORE for ins in REGISTRY], np.bool_))
+    return _TABLES["cross"][1]
+
+
 # registry tables, with the registry size they were built for (the registry only grows)
 _TABLES: dict[str, tuple[int, np.ndarray]] = {}
 
@@ -86,14 +97,26 @@ class Encoded:
     buffers: list          # BufferInfo per buffer id
     subranges: int         # extra segment boundaries strided accesses may create
     atomic: np.ndarray     # bool: a UB->GM copy made under the DMA atomic mode
+    cross: np.ndarray      # bool: a cross-core record (SyncAll, CrossCoreSetFlag/WaitFlag)
 
     @property
     def size(self) -> int:
         return len(self.cls)
 
 
-def encode_core(core: CoreState) -> Encoded:
-    cols = rec.Columns(core.records)
+def encode_cores(cores: Sequence[CoreState]) -> list[Encoded]:
+    """Every core's arrays. The columns are built once over all the cores' rows: per core,
+    the dozens of numpy calls on a few hundred rows cost more than their work (LogitGrad at
+    2^22: 48 cores of 270 rows)."""
+    stores = [core.records if isinstance(core.records, RecordStore)
+              else RecordStore.pack(core.records) for core in cores]
+    rows_at = np.zeros(len(stores) + 1, np.int64)   # core c's rows: rows_at[c]:rows_at[c + 1]
+    np.cumsum([len(st) for st in stores], out=rows_at[1:])
+    ints_at = np.cumsum([0] + [st.flat.size for st in stores])
+    off = np.concatenate([st.off[:-1] + base for st, base in zip(stores, ints_at.tolist(),
+                                                                  strict=False)]
+                         + [ints_at[-1:]])
+    cols = rec.Columns(RecordStore(np.concatenate([st.flat for st in stores]), off))
     m = cols.size
     cls = _dataflow_table()[cols.op] if m else np.zeros(0, np.int64)
     pipe = cols.pipe.copy()
@@ -106,25 +129,9 @@ def encode_core(core: CoreState) -> Encoded:
     apat = (pattern_table()[cols.op[cols.acc_row], cols.acc_index] if af.size
             else np.zeros(0, np.int64))
     P = np.zeros((m, ps.P_COLS), np.int64)
-    order = np.arange(m, dtype=np.int64)
+    # extra segment boundaries strided accesses may create, per row (summed per core)
+    splits = np.zeros(m, np.int64)
 
-    infos = list(core.buffers)
-    bstart = np.array([b.start for b in infos], np.int64)
-    bend = np.array([b.end for b in infos], np.int64)
-    bque = np.array([b.index >= 0 for b in infos], np.bool_)
-    # the records during which each buffer exists (TPipe.Reset retires buffers)
-    blive = np.array([(b.since, b.until if b.until >= 0 else m) for b in infos],
-                     np.int64).reshape(-1, 2)
-    for i in np.flatnonzero(cls == ps.C_QALLOC).tolist():
-        # the fill of a fresh buffer runs on the pipe that fills its position
-        pipe[i] = PIPE_MTE2 if infos[par[i]].position == "VECIN" else PIPE_V
-        # ... after the allocation's implicit wait (which may stall that pipe)
-        nxt = i + 1
-        if nxt < m and cls[nxt] == ps.C_WAIT and implicit[nxt] and \
-                order[i] == i and order[nxt] == nxt:
-            order[i], order[nxt] = nxt, i
-
-    subranges = 0
     strided = np.zeros(m, np.bool_)
     has_acc = np.diff(aoff) > 0
     strided[has_acc] = (af[aoff[:-1][has_acc]] & rec.STRIDED) != 0
@@ -133,34 +140,64 @@ def encode_core(core: CoreState) -> Encoded:
     copies = np.flatnonzero(first_pat == ps.PATTERN_CODE[AccessPattern.COPY_BLOCKS])
     if copies.size:
         P[copies, :8] = cols.copy_geometry(copies)  # the P_BLOCKS .. P_ISPAD columns
-        subranges += int(P[copies, ps.P_BLOCKS].sum())
+        splits[copies] = P[copies, ps.P_BLOCKS]
     repeat_form = strided & (first_pat == ps.PATTERN_CODE[AccessPattern.ELEMENTWISE])
     # a level-0 form whose first operand is a dense bit mask (Compare) has strided sources
     elem_strided = ((af & rec.STRIDED) != 0) & (apat == ps.PAT_ELEMENT)
     dense_first = np.zeros(m, np.bool_)
     dense_first[cols.acc_row[elem_strided]] = True
     repeat_form |= dense_first & (first_pat == ps.PAT_BIT)
-    for i in np.flatnonzero(repeat_form).tolist():
-        r = core.records[i]
-        lo, hi, blk, rep = rec.repeat_geometry(r)
-        P[i, ps.P_SSZ] = _source_size(r)
-        blk = tuple(blk) + (blk[-1],) * (3 - len(blk))
-        rep = tuple(rep) + (rep[-1],) * (3 - len(rep))
-        P[i, ps.P_MLO], P[i, ps.P_MHI] = lo, hi
-        P[i, ps.P_BLK:ps.P_BLK + 3] = blk
-        P[i, ps.P_REP:ps.P_REP + 3] = rep
-        P[i, ps.P_REPEAT] = r[rec.REPEATS]
-        # the lanes it runs: every lane of every repeat, or (Counter mode) the count
-        full = r[rec.REPEATS] * 256 // max(int(dsz[i]), 1)
-        P[i, ps.P_LANES] = r[rec.COUNT] if 0 < r[rec.COUNT] < full else full
-        subranges += r[rec.REPEATS] * 8 * int(aoff[i + 1] - aoff[i])
-    for i in np.flatnonzero(cls == ps.C_REDUCE).tolist():
-        # reductions: the nine row params (instructions/reduce.py) and the repeats
-        r = core.records[i]
-        P[i, :7] = rec.params_of(r)[:7]
-        P[i, ps.P_REPEAT] = r[rec.REPEATS]
     atomic = np.zeros(m, np.bool_)
     atomic[atomic_stores(cols)] = True
-    return Encoded(order, cls, pipe, cols.count, dsz, par, implicit, aoff, af, am, ast, aen,
-                   apat, P, bstart, bend, bque, blive, infos, subranges, atomic)
+    cross = _cross_core_table()[cols.op] if m else np.zeros(0, np.bool_)
 
+    out = []
+    for c, core in enumerate(cores):
+        r0, r1 = int(rows_at[c]), int(rows_at[c + 1])
+        a0, a1 = int(aoff[r0]), int(aoff[r1])
+        records = core.records
+        P_c, pipe_c, par_c, cls_c = P[r0:r1], pipe[r0:r1], par[r0:r1], cls[r0:r1]
+        implicit_c, dsz_c, aoff_c = implicit[r0:r1], dsz[r0:r1], aoff[r0:r1 + 1] - a0
+        order = np.arange(r1 - r0, dtype=np.int64)
+        infos = list(core.buffers)
+        bstart = np.array([b.start for b in infos], np.int64)
+        bend = np.array([b.end for b in infos], np.int64)
+        bque = np.array([b.index >= 0 for b in infos], np.bool_)
+        # the records during which each buffer exists (TPipe.Reset retires buffers)
+        blive = np.array([(b.since, b.until if b.until >= 0 else r1 - r0) for b in infos],
+                         np.int64).reshape(-1, 2)
+        alloc = np.flatnonzero(cls_c == ps.C_QALLOC)
+        if alloc.size:
+            # the fill of a fresh buffer runs on the pipe that fills its position
+            vecin = np.array([b.position == "VECIN" for b in infos], np.bool_)
+            pipe_c[alloc] = np.where(vecin[par_c[alloc]], PIPE_MTE2, PIPE_V)
+            # ... after the allocation's implicit wait (which may stall that pipe): the two
+            # swap places (an allocation is no wait, so no two swaps share a record)
+            alloc = alloc[alloc + 1 < r1 - r0]
+            alloc = alloc[(cls_c[alloc + 1] == ps.C_WAIT) & implicit_c[alloc + 1]]
+            order[alloc], order[alloc + 1] = alloc + 1, alloc
+        subranges = int(splits[r0:r1].sum())
+        for i in np.flatnonzero(repeat_form[r0:r1]).tolist():
+            r = records[i]
+            lo, hi, blk, rep = rec.repeat_geometry(r)
+            P_c[i, ps.P_SSZ] = _source_size(r)
+            blk = tuple(blk) + (blk[-1],) * (3 - len(blk))
+            rep = tuple(rep) + (rep[-1],) * (3 - len(rep))
+            P_c[i, ps.P_MLO], P_c[i, ps.P_MHI] = lo, hi
+            P_c[i, ps.P_BLK:ps.P_BLK + 3] = blk
+            P_c[i, ps.P_REP:ps.P_REP + 3] = rep
+            P_c[i, ps.P_REPEAT] = r[rec.REPEATS]
+            # the lanes it runs: every lane of every repeat, or (Counter mode) the count
+            full = r[rec.REPEATS] * 256 // max(int(dsz_c[i]), 1)
+            P_c[i, ps.P_LANES] = r[rec.COUNT] if 0 < r[rec.COUNT] < full else full
+            subranges += r[rec.REPEATS] * 8 * int(aoff_c[i + 1] - aoff_c[i])
+        for i in np.flatnonzero(cls_c == ps.C_REDUCE).tolist():
+            # reductions: the nine row params (instructions/reduce.py) and the repeats
+            r = records[i]
+            P_c[i, :7] = rec.params_of(r)[:7]
+            P_c[i, ps.P_REPEAT] = r[rec.REPEATS]
+        out.append(Encoded(order, cls_c, pipe_c, cols.count[r0:r1], dsz_c, par_c, implicit_c,
+                           aoff_c, af[a0:a1], am[a0:a1], ast[a0:a1], aen[a0:a1], apat[a0:a1],
+                           P_c, bstart, bend, bque, blive, infos, subranges, atomic[r0:r1],
+                           cross[r0:r1]))
+    return out

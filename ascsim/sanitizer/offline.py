@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from ..registry import REGISTRY
 from ..sync import EVENT_PIPES, flag_name
 from . import passes as ps
 from .crosscore import CoreClocks, internal_records
-from .encode import Encoded, encode_core
+from .encode import Encoded, encode_cores
 
 if TYPE_CHECKING:
     from ..runtime import Run
@@ -205,9 +206,10 @@ def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Findi
     is_wait = (enc.cls == ps.C_WAIT) & explicit
     # SetFlags nobody waited for: they leak into the next kernel on this core
     aborted = core.sanitizer is not None and core.sanitizer.aborted
-    if not aborted:
-        for flag in [f for f, v in enumerate(core.flags) if v]:
-            sets = np.flatnonzero((enc.cls == ps.C_SET) & (enc.par == flag))
+    if not aborted and any(core.flags):  # (a C loop: most cores end with no flag set)
+        all_sets = np.flatnonzero(enc.cls == ps.C_SET)
+        for flag in compress(range(len(core.flags)), core.flags):
+            sets = all_sets[enc.par[all_sets] == flag]
             if not sets.size or enc.implicit[sets[-1]]:
                 continue  # last set by a queue call (a FreeTensor's giveback): the TQue owns it
             rec = int(sets[-1])
@@ -218,19 +220,19 @@ def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Findi
             out.append(_finding(pos, rec, kind="synccheck", severity=WARNING,
                                 check="unpaired SetFlag", message=msg, error=SyncError))
     # the same SetFlag (WaitFlag) twice in a row on its pipe: the second adds nothing
-    for p in range(4):
-        on = np.flatnonzero(enc.pipe == p)
-        if on.size < 2:
-            continue
-        a, b = on[:-1], on[1:]
-        same = (enc.par[a] == enc.par[b]) & (
-            (is_set[a] & is_set[b]) | (is_wait[a] & is_wait[b]))
-        for i in b[same].tolist():
-            what = "SetFlag" if is_set[i] else "WaitFlag"
-            msg = (f"Redundant {what}<{flag_name(int(enc.par[i]))}>: the same {what} came "
-                   f"just before it on PIPE_{PIPE_NAMES[p]} with nothing in between")
-            out.append(_finding(pos, i, kind="synccheck", severity=WARNING,
-                                check="redundant sync", message=msg, error=SyncError))
+    # (each pipe's records in order, pipe by pipe: one sort instead of a pass per pipe)
+    on = np.flatnonzero(enc.pipe < 4)
+    on = on[np.argsort(enc.pipe[on], kind="stable")]
+    a, b = on[:-1], on[1:]
+    same = (enc.pipe[a] == enc.pipe[b]) & (enc.par[a] == enc.par[b]) & (
+        (is_set[a] & is_set[b]) | (is_wait[a] & is_wait[b]))
+    for i in b[same].tolist():
+        what = "SetFlag" if is_set[i] else "WaitFlag"
+        msg = (f"Redundant {what}<{flag_name(int(enc.par[i]))}>: the same {what} came "
+               f"just before it on PIPE_{PIPE_NAMES[int(enc.pipe[i])]} with nothing in "
+               "between")
+        out.append(_finding(pos, i, kind="synccheck", severity=WARNING,
+                            check="redundant sync", message=msg, error=SyncError))
     return out
 
 
@@ -247,12 +249,11 @@ def _queue_end_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[
     if core.sanitizer is not None and core.sanitizer.aborted:
         return []
     out: list[Finding] = []
-    last_enque: dict[int, int] = {}  # buffer id -> its last EnQue record
-    for i in np.flatnonzero(enc.cls == ps.C_QENQUE).tolist():
-        last_enque[int(enc.par[i])] = i
-    last_alloc: dict[int, int] = {}  # buffer id -> its last AllocTensor record
-    for i in np.flatnonzero(enc.cls == ps.C_QALLOC).tolist():
-        last_alloc[int(enc.par[i])] = i
+    # buffer id -> its last EnQue record, its last AllocTensor record (a later pair wins)
+    enque = np.flatnonzero(enc.cls == ps.C_QENQUE)
+    last_enque = dict(zip(enc.par[enque].tolist(), enque.tolist(), strict=True))
+    alloc = np.flatnonzero(enc.cls == ps.C_QALLOC)
+    last_alloc = dict(zip(enc.par[alloc].tolist(), alloc.tolist(), strict=True))
     for que in core.queues:
         for index, state in enumerate(que.state):
             b = que.buffers[index]
@@ -322,12 +323,12 @@ def _gm_accesses(core: CoreState, enc: Encoded, executed: np.ndarray) -> np.ndar
 
 
 def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
-                        positions: list[_Positions], barrier_cls: list[np.ndarray]
+                        positions: list[_Positions], cross: list[np.ndarray]
                         ) -> list[Finding]:
     out: list[Finding] = []
     rows = np.concatenate(gm_rows) if gm_rows else np.zeros((0, 8), np.int64)
     cores = run.cores
-    clocks = CoreClocks(cores, [np.flatnonzero(e == ps.C_BARRIER) for e in barrier_cls])
+    clocks = CoreClocks(cores, [np.flatnonzero(x) for x in cross])
     out += _workspace_findings(run, session, rows, clocks, positions)
     race_rows = rows[rows[:, 7] == 0] if rows.size else rows
     for mem in np.unique(race_rows[:, 0]).tolist() if race_rows.size else []:
@@ -482,15 +483,15 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
     findings: list[Finding] = []
     gm_rows: list[np.ndarray] = []
     positions: list[_Positions] = []
-    classes: list[np.ndarray] = []  # per core: each record's dataflow class
-    encoded = [encode_core(core) for core in run.cores]
+    cross: list[np.ndarray] = []  # per core: which records are cross-core points
+    encoded = encode_cores(run.cores)
     # the per-core passes are nogil numba: on threads they run side by side (in core order
     # of their results, so the findings do not depend on the thread count)
     busy = [(core, enc) for core, enc in zip(run.cores, encoded, strict=True) if enc.size]
     with ThreadPoolExecutor(max_workers=_PASS_THREADS) as pool:
         passed = iter(list(pool.map(lambda ce: _pass(*ce, session), busy)))
     for core, enc in zip(run.cores, encoded, strict=True):
-        classes.append(enc.cls)
+        cross.append(enc.cross)
         pos = _Positions(core)
         positions.append(pos)
         if enc.size:
@@ -500,7 +501,7 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
             findings += _queue_end_findings(core, enc, pos)
             findings += _reserved_findings(core, enc, pos)
             gm_rows.append(_gm_accesses(core, enc, executed))
-    findings += _multicore_findings(run, session, gm_rows, positions, classes)
+    findings += _multicore_findings(run, session, gm_rows, positions, cross)
     for f in findings:
         f.kernel = session.kernel_name
     return findings
