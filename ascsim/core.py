@@ -49,7 +49,7 @@ class CoreState:
         "pad_reg",
         "deq_scale",
         "vmask", "acc_val", "maxmin_cnt",
-        "xcore", "kernel_type", "tiling_struct", "batch",
+        "xcore", "kernel_type", "tiling_struct", "batch", "gm_watch",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,
@@ -114,9 +114,21 @@ class CoreState:
         self.maxmin_cnt: tuple[int, int, str] | None = None
         # the fast mode's deferred work (batch.Batch), or None: every call runs its work eagerly
         self.batch: Any = None
+        # check mode's launch snapshot hook (sanitizer/snapshot.py), called with each record
+        # that may write GM before it is appended (append_gm_writer), or None
+        self.gm_watch: Any = None
 
     def __repr__(self) -> str:
         return f"<core {self.block_idx}/{self.block_num}>"
+
+
+def append_gm_writer(core: CoreState, row: tuple) -> None:
+    """Append a record that may write GM (a copy to GM, GlobalTensor.SetValue): in check mode
+    the launch snapshot first copies the GM buffers it writes, while they still hold their
+    launch-time bytes. Every other record is a plain `core.records.append`."""
+    if core.gm_watch is not None:
+        core.gm_watch(row)
+    core.records.append(row)
 
 
 def settle_memory(core: CoreState | None) -> None:

@@ -19,6 +19,7 @@ from .core import (
     MEM_UB,
     PIPE_S,
     CoreState,
+    append_gm_writer,
     current_core,
     dummy_byte,
     kernel_frame,
@@ -363,7 +364,10 @@ def _record_scalar(core: CoreState, ins: object, dtype: DType, mem: int, start: 
                    value_bits: int) -> None:
     """Record a GetValue/SetValue (scalar pipe) made by the kernel line that called it."""
     code, lasti = kernel_frame(3)
-    core.records.append(rec.access_row(ins.id, PIPE_S, code, lasti, dtype.code, 1,
-                                       0, value_bits, rec.W if ins is SET_VALUE else rec.R,
-                                       mem, start, end))
+    row = rec.access_row(ins.id, PIPE_S, code, lasti, dtype.code, 1, 0, value_bits,
+                         rec.W if ins is SET_VALUE else rec.R, mem, start, end)
+    if ins is SET_VALUE:
+        append_gm_writer(core, row)
+    else:
+        core.records.append(row)
 

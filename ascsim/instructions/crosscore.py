@@ -56,6 +56,7 @@ from ..core import (
     PIPE_S,
     PIPE_V,
     CoreState,
+    append_gm_writer,
     current_core,
     settle_memory,
 )
@@ -251,7 +252,7 @@ def _internal_copy(core: CoreState, f: Any, pipe: int, buf: GmBuffer, gm_off: in
         row = rec.copy_row(COPY.id, PIPE_MTE3, f.f_code, f.f_lasti, int32_t.code, nbytes // 4, 1,
                            nbytes, nbytes, nbytes, rec.W, buf.mem_id, gm_off, gm_off + nbytes, 0,
                            MEM_UB, ub_off, ub_off + nbytes)
-        core.records.append(row)
+        append_gm_writer(core, row)
         copy_blocks(buf.data, gm_off, nbytes, core.ub, ub_off, nbytes, nbytes, 1)
     core.xcore.internal.add(len(core.records) - 1)
 
@@ -679,7 +680,7 @@ def init_global_memory(dtype: DType, gm: GlobalTensor, size: int, value: Any, f:
         row = rec.copy_row(COPY_PAD.id, PIPE_MTE3, f.f_code, f.f_lasti, dtype.code,
                            n // dtype.size, 1, n, n, n, rec.W, buf.mem_id, g0 + off, g0 + off + n,
                            0, MEM_UB, start, start + n)
-        core.records.append(row)
+        append_gm_writer(core, row)
         run_on_pipe(core, PIPE_MTE3, copy_blocks, (buf.data, g0 + off, n, core.ub, start, n, n,
                                                    1))
     core.records.append(rec.sync_row(BARRIER.id, PIPE_MTE3, f.f_code, f.f_lasti, PIPE_MTE3, 0))

@@ -50,6 +50,7 @@ from ..core import (
     PIPE_S,
     PIPE_V,
     CoreState,
+    append_gm_writer,
     current_core,
     dummy_byte,
     first_element_dummy,
@@ -476,7 +477,7 @@ def _execute(core: CoreState, ins, pipe: int, gm: np.ndarray, row: tuple, clippe
     """Append a copy's row and run it on `pipe`: the compiled loop `ep` on `args`, or the row
     work through `run_clipped` when some of its bytes lie outside their memory; in the fast
     mode, deferred (batch.py)."""
-    core.records.append(row)
+    append_gm_writer(core, row)
     if core.batch is not None and not clipped and _defer(core, ins, pipe, row):
         return
     if clipped:
@@ -533,7 +534,7 @@ def _atomic_store(core: CoreState, ins, gm: np.ndarray, row: tuple, clipped: boo
     row = rec.row(row[rec.OP], row[PIPE], row[rec.CODE], row[rec.LASTI], row[DTYPE],
                   row[rec.COUNT], row[REPEATS], op, 0, rec.params_of(row),
                   tuple(v for acc in rec.accesses_of(row) for v in acc))
-    core.records.append(row)
+    append_gm_writer(core, row)
     if clipped or core.stalled:
         work = ins.work.entry("ub_to_gm_atomic", (0, 0, 0), len(row))
         run_on_pipe(core, PIPE_MTE3, run_clipped, (work, (0, 0, 0), core.ub, gm, row,
@@ -625,7 +626,7 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
     atomic = pipe == PIPE_MTE3 and core.xcore is not None and core.xcore.atomic is not None
     if core.batch is not None and not clipped and not atomic and \
             _defer(core, COPY, pipe, row):  # deferred (batch.py)
-        core.records.append(row)  # else _execute or _atomic_store appends it
+        append_gm_writer(core, row)  # else _execute or _atomic_store appends it
         return
     if pipe == PIPE_MTE2:
         args = (core.ub, d, dpitch, gm, s, spitch, blen, count)
@@ -719,7 +720,7 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                           padded, int(pad.isPad), pad_bits, W | strided, MEM_UB, d, d + span_d,
                           strided, buf.mem_id, s, s + span_s)
         if core.batch is not None and not clipped and _defer(core, COPY_PAD, PIPE_MTE2, row):
-            core.records.append(row)  # else _execute appends it
+            append_gm_writer(core, row)  # else _execute appends it
             return
         first = core.first_element_dummy
         args = (core.dummy, first, core.ub, d, dpitch, buf.data, s, spitch, blen, count,
@@ -752,7 +753,7 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
     atomic = core.xcore is not None and core.xcore.atomic is not None
     if core.batch is not None and not clipped and not atomic and \
             _defer(core, COPY_PAD, PIPE_MTE3, row):
-        core.records.append(row)  # else _execute or _atomic_store appends it
+        append_gm_writer(core, row)  # else _execute or _atomic_store appends it
         return
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
     if atomic:

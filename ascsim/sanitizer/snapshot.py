@@ -4,55 +4,47 @@ A check-mode launch may have to run its kernel again from the original GM bytes.
 GM buffer up front costs more than the whole fast-mode run on large inputs (fresh memory is
 slow to fault in), and most launches never need it. So a buffer is copied just before the
 first record that writes it enters its core's record list: every GM write appends its record
-before its work runs (records.py: a record describes what the call does), so the copy still
-holds the launch-time bytes. Buffers a launch only reads (its inputs) are never copied; their
-bytes at the end are their bytes at launch. Buffers whose memory overlaps are copied together.
+before its work runs (records.py: a record describes what the call does), through
+`core.append_gm_writer`, which calls the snapshot's hook first, so the copy still holds the
+launch-time bytes. (Watching every append instead, a list subclass, cost check mode about 10%
+of a LogitGrad run; tests/test_atomics.py checks with such a list that no GM-writing record
+bypasses the hook.) Buffers a launch only reads (its inputs) are never copied; their bytes at
+the end are their bytes at launch. Buffers whose memory overlaps are copied together.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core import MEM_UB, pooled_bytes
-from ..records import HEADER, NPARAM, OP, W
+from ..records import HEADER, NPARAM, W
 from ..registry import REGISTRY
 
 if TYPE_CHECKING:
     from ..core import CoreState
     from ..memory import GmBuffer
 
-__all__ = ["LaunchSnapshot", "WatchedRecords"]
+__all__ = ["LaunchSnapshot", "may_write_gm"]
 
 _ACCESS = 4  # ints per access in a row (records.py)
 
 
-class WatchedRecords(list):
-    """A core's record list that calls `watch(row)` before appending a row that may write GM
-    (no watch: a plain list)."""
-
-    watch: Callable[[tuple], None] | None = None
-
-    def append(self, row: tuple) -> None:
-        if self.watch is not None and _may_write_gm(row[OP]):
-            self.watch(row)
-        list.append(self, row)
-
-
-_WRITES_GM: dict[int, bool] = {}  # instruction id -> has a written operand that may be GM
-
-
-def _may_write_gm(op: int) -> bool:
+def may_write_gm(op: int) -> bool:
+    """Can a record of instruction `op` write GM? (A vector instruction works on LocalTensors
+    only.) The records that can go through `core.append_gm_writer`."""
     hit = _WRITES_GM.get(op)
     if hit is None:
         ins = REGISTRY[op]
-        # vector instructions work on LocalTensors only: their operands are UB
         hit = _WRITES_GM[op] = ins.family != "vector" and any(
             o.write for o in ins.memory_operands)
     return hit
+
+
+_WRITES_GM: dict[int, bool] = {}  # instruction id -> may_write_gm
 
 
 _CHUNK = 1 << 20
@@ -112,19 +104,12 @@ class LaunchSnapshot:
         return out
 
     def attach(self, cores: list[CoreState]) -> None:
-        """Watch every core's record list from now on (a traced core's list included)."""
+        """Copy what each GM-writing record of these cores writes first, from now on."""
         for core in cores:
-            if not isinstance(core.records, WatchedRecords):
-                core.records = WatchedRecords(core.records)
-            core.records.watch = self.before_write
+            core.gm_watch = self.before_write
 
     @staticmethod
     def detach(cores: list[CoreState]) -> None:
-        """The launch has ended: the record lists are plain lists again (a traced core keeps
-        its capturing list, unwatched)."""
+        """The launch has ended: nothing is watched any more."""
         for core in cores:
-            records: Any = core.records
-            if type(records) is WatchedRecords:
-                core.records = list(records)
-            elif isinstance(records, WatchedRecords):
-                records.watch = None
+            core.gm_watch = None

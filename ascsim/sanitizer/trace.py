@@ -23,7 +23,6 @@ from ..dtypes import BY_CODE, DType
 from ..records import DTYPE, MODE, OP, PIPE, W
 from ..registry import REGISTRY, AccessPattern, Dataflow
 from ..sync import flag_name
-from .snapshot import WatchedRecords
 
 __all__ = ["capture", "attach", "detach", "CapturingRecords", "format_trace", "Capture",
            "reads_memory"]
@@ -52,7 +51,7 @@ def capture(core: int, values: int = 0) -> Iterator[Capture]:
         _local.spec = old
 
 
-class CapturingRecords(WatchedRecords):
+class CapturingRecords(list):
     """A core's record list that also snapshots operand values (see the module docstring)."""
 
     def __init__(self, core: CoreState, values: int) -> None:
