@@ -13,12 +13,14 @@ The order of the work is the eager order: a row is added at the moment eager exe
 its work (after sync.py's pipe-stall logic, which stays in Python: work issued to a stalled pipe
 waits in its backlog as before), batches run one after another in submission order, and whatever
 needs memory from Python (GetValue/SetValue, printf and DumpTensor, the instructions that still
-run eagerly, cross-core points, errors, the end of the launch) first calls `Batch.sync`, which
-waits until the worker has run everything submitted and then runs the core's remaining rows on
-its own thread (a kernel that reads UB every few rows would otherwise spend its time handing
-rows to the worker and back). So the outputs
-and the records are the eager ones, bit for bit, for every kernel (tests/test_batch.py runs every
-shipped and test kernel both ways).
+run eagerly, errors, the end of the launch) first calls `Batch.sync`, which waits until the
+worker has run everything submitted and then runs the core's remaining rows on its own thread
+(a kernel that reads UB every few rows would otherwise spend its time handing rows to the
+worker and back). A cross-core point (SyncAll, CrossCoreSetFlag/WaitFlag) and the end of a core
+only submit the core's rows: the other cores' work runs after them in the same queue, and their
+Python waits for the queue before it reads memory. So the outputs and the records are the eager
+ones, bit for bit, for every kernel (tests/test_batch.py runs every shipped and test kernel
+both ways).
 """
 
 from __future__ import annotations

@@ -212,7 +212,12 @@ class CoreScheduler:
         c = core.block_idx
         if self.share is not None:
             raise NeedsOneProcess(f"{what}: the other cores run in other processes")
-        settle_memory(core)  # what the core wrote is in memory before others look at it
+        if core.batch is not None:
+            # What the core wrote reaches memory before others look at it: other cores' work
+            # runs after it in the one queue of batches, and Python reading memory waits
+            # for the queue first (batch.py), so handing the rows over is enough; running
+            # them here would keep the worker idle while the core waits.
+            core.batch.submit()
         with self.lock:
             if arrive is not None:
                 arrive()

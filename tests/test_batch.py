@@ -230,6 +230,27 @@ def test_a_sync_runs_the_rows_on_the_kernels_thread(monkeypatch):
     assert threads[-1] is not threading.current_thread()
 
 
+def test_a_cross_core_point_hands_the_rows_to_the_worker(monkeypatch):
+    """A SyncAll submits its core's rows instead of running them on the core's thread: the
+    worker runs them while the core waits (MSELoss mean ends every core's pass with one)."""
+    import threading
+
+    from tests.test_crosscore import _rotate_want, rotate_kernel
+    names = []
+    original = batch.run_batch
+
+    def recording(*args):
+        names.append(threading.current_thread().name)
+        return original(*args)
+    monkeypatch.setattr(batch, "run_batch", recording)
+    x = np.random.default_rng(2).standard_normal(4 * 64).astype(np.float32)
+    ws, out = np.zeros_like(x), np.zeros_like(x)
+    ascsim.launch(rotate_kernel(), 4, x, ws, out)
+    want, _ = _rotate_want(x, 4)
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+    assert names and set(names) == {"ascsim-batch"}
+
+
 def _stalled_kernel(x, out):
     """The vector pipe waits before MTE2's SetFlag is issued: its work is held in the backlog
     and added to the batch when the flag is set, after the copy."""
