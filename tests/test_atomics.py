@@ -366,8 +366,8 @@ _CALLS = _corpus_and_ops()
 @pytest.mark.parametrize("name", sorted(_CALLS))
 def test_every_gm_write_reaches_the_snapshot_first(monkeypatch, name):
     """The snapshot sees GM writes through `append_gm_writer` only (a hook on every append
-    cost check mode about 10%): in check mode, the first record to write a GM buffer finds it
-    copied already, for every corpus kernel (and its fixed twin) and the cross-core ops."""
+    cost check runs a few percent): in check mode, the first record to write a GM buffer finds
+    it copied already, for every corpus kernel (and its fixed twin) and the cross-core ops."""
     from ascsim.sanitizer.snapshot import LaunchSnapshot
     attach = LaunchSnapshot.attach
     watched = []

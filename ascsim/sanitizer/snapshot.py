@@ -6,9 +6,9 @@ slow to fault in), and most launches never need it. So a buffer is copied just b
 first record that writes it enters its core's record list: every GM write appends its record
 before its work runs (records.py: a record describes what the call does), through
 `core.append_gm_writer`, which calls the snapshot's hook first, so the copy still holds the
-launch-time bytes. (Watching every append instead, a list subclass, cost check mode about 10%
-of a LogitGrad run; tests/test_atomics.py checks with such a list that no GM-writing record
-bypasses the hook.) Buffers a launch only reads (its inputs) are never copied; their bytes at
+launch-time bytes. (Watching every append instead, with a list subclass, cost check runs a
+few percent; tests/test_atomics.py checks with such a list that no GM-writing record bypasses
+the hook.) Buffers a launch only reads (its inputs) are never copied; their bytes at
 the end are their bytes at launch. Buffers whose memory overlaps are copied together.
 """
 
