@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import convert
-from .dtypes import bfloat16_t, half, is_bfloat16
+from .dtypes import bfloat16_t, dtype_from_numpy, half, is_bfloat16
 from .errors import (
     ACLNN_ERR_INNER_NULLPTR,
     ACLNN_ERR_INNER_TILING_ERROR,
@@ -434,9 +434,12 @@ _WIDEN = {half: convert.cast_f16_to_f32, bfloat16_t: convert.cast_bf16_to_f32}
 _NARROW = {half: convert.cast_f32_to_f16, bfloat16_t: convert.cast_f32_to_bf16}
 
 
-def _float16_type(dt: np.dtype) -> Any:
-    """half or bfloat16_t for the caller's fp16 or bf16 dtype, else None."""
-    return half if dt == np.float16 else bfloat16_t if is_bfloat16(dt) else None
+def _ascendc_type(dt: np.dtype) -> Any:
+    """The AscendC type of a numpy dtype, or None where there is none (float64, say)."""
+    try:
+        return dtype_from_numpy(dt)
+    except TypeError:
+        return None
 
 
 def cast_array(src: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -446,7 +449,7 @@ def cast_array(src: np.ndarray, dtype: np.dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     if src.dtype == dtype:
         return src.copy()
-    widen = _WIDEN.get(_float16_type(src.dtype))
+    widen = _WIDEN.get(_ascendc_type(src.dtype))
     if widen is not None:
         wide = np.empty(src.size, np.float32)
         widen(wide, 0, src.view(np.uint16), 0, src.size, 0, False)
@@ -454,7 +457,7 @@ def cast_array(src: np.ndarray, dtype: np.dtype) -> np.ndarray:
         wide = src.astype(np.float32)
     if dtype == np.float32:
         return wide
-    narrow = _NARROW.get(_float16_type(dtype))
+    narrow = _NARROW.get(_ascendc_type(dtype))
     if narrow is not None:
         out = np.empty(src.size, np.uint16)
         narrow(out, 0, wide, 0, src.size, convert.CAST_RINT, False)
