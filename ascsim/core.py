@@ -125,7 +125,9 @@ class CoreState:
 def append_gm_writer(core: CoreState, row: tuple) -> None:
     """Append a record that may write GM (a copy to GM, GlobalTensor.SetValue): in check mode
     the launch snapshot first copies the GM buffers it writes, while they still hold their
-    launch-time bytes. Every other record is a plain `core.records.append`."""
+    launch-time bytes. Every other record is a plain `core.records.append`, and so are the
+    fast mode's deferred copies: the fast mode has no snapshot (tests/test_atomics.py checks
+    that no GM write of a check-mode run bypasses the hook)."""
     if core.gm_watch is not None:
         core.gm_watch(row)
     core.records.append(row)

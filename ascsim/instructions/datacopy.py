@@ -626,7 +626,8 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
     atomic = pipe == PIPE_MTE3 and core.xcore is not None and core.xcore.atomic is not None
     if core.batch is not None and not clipped and not atomic and \
             _defer(core, COPY, pipe, row):  # deferred (batch.py)
-        append_gm_writer(core, row)  # else _execute or _atomic_store appends it
+        # deferred rows exist in the fast mode only, which has no launch snapshot
+        core.records.append(row)  # else _execute or _atomic_store appends it
         return
     if pipe == PIPE_MTE2:
         args = (core.ub, d, dpitch, gm, s, spitch, blen, count)
@@ -720,7 +721,7 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                           padded, int(pad.isPad), pad_bits, W | strided, MEM_UB, d, d + span_d,
                           strided, buf.mem_id, s, s + span_s)
         if core.batch is not None and not clipped and _defer(core, COPY_PAD, PIPE_MTE2, row):
-            append_gm_writer(core, row)  # else _execute appends it
+            core.records.append(row)  # else _execute appends it (GM -> UB)
             return
         first = core.first_element_dummy
         args = (core.dummy, first, core.ub, d, dpitch, buf.data, s, spitch, blen, count,
@@ -753,7 +754,8 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
     atomic = core.xcore is not None and core.xcore.atomic is not None
     if core.batch is not None and not clipped and not atomic and \
             _defer(core, COPY_PAD, PIPE_MTE3, row):
-        append_gm_writer(core, row)  # else _execute or _atomic_store appends it
+        # deferred rows exist in the fast mode only, which has no launch snapshot
+        core.records.append(row)  # else _execute or _atomic_store appends it
         return
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
     if atomic:
