@@ -11,6 +11,7 @@ follows IEEE (the value above the largest finite one is infinity) unless the pro
 
 from __future__ import annotations
 
+import dis
 import math
 from functools import cache
 from pathlib import Path
@@ -336,6 +337,34 @@ def test_saturation_comes_from_the_profile(tmp_path: Path, dst_t: DType, fmt: st
         assert list(got) == [0x7BFF, 0xFBFF, 0x7BFF, 0xFBFF, 0, 0x7BFF, 0x3C00]
     default, _ = run_cast(f32, dst_t, RM.CAST_RINT, x, x.size)
     assert default[2] == (0x7C00 if fmt == "f16" else 0x7F80)
+
+
+def test_a_cast_compiles_only_for_the_profile_flags_its_loop_reads(tmp_path: Path) -> None:
+    """Cast compiles once per (source, destination, flags): `_PAIR_FLAGS` clears the profile
+    flags a pair's loop does not read, and must keep every one it reads. Checked against the
+    loops' bytecode: a loop that reads its `saturate` argument needs the saturation bit, one
+    that reads `flags` needs a bit (int_narrow's wrap, or the saturation of the deq)."""
+    from ascsim.instructions import cast as C
+    for (src, dst), (_, loop, _) in C.CAST_RULES.items():
+        loaded = {i.argval for i in dis.get_instructions(loop.py_func)
+                  if i.opname == "LOAD_FAST"}
+        bits = C._PAIR_FLAGS[src.code, dst.code]
+        if "saturate" in loaded:
+            assert bits == C._SATURATE, (src, dst)
+        elif "flags" in loaded:
+            assert bits in (C._SATURATE, C._WRAP), (src, dst)
+        else:
+            assert bits == 0, (src, dst)
+    # a saturating profile reaches float -> half's literals, and not half -> float's
+    saturating = custom_profile(tmp_path, "saturation", "true")
+    x = np.ones(64, F32)
+    for profile in (None, saturating):
+        for src, dst, want in ((f32, half, 1), (half, f32, 0)):
+            _, run = run_cast(src, dst, RM.CAST_NONE, x.astype(NP_OF[src]), 64,
+                              profile=profile)
+            row = next(r for r in run.records(0) if r[0] == C._CAST.id)
+            literals = C._CAST.work.bind(row, run.profile)[1]
+            assert literals == (src.code, dst.code, want if profile else 0)
 
 
 # ---- overlapping operands ---------------------------------------------------------------------

@@ -147,8 +147,8 @@ def _cast_i16_to_f16(dst, doff, src, soff, n, mode, saturate):
 def _cast_f16_to_i32(dst, doff, src, soff, n, mode, saturate):
     """dst[doff + i] = the half bits src[soff + i] rounded to int32 with `mode` (half ->
     float32 is exact; NaN -> 0 and +-Inf saturate, as float -> int32 does [assumed])."""
-    for i in range(n):
-        dst[doff + i] = convert.f32_to_i32(f16_bits_to_f32(src[soff + i]), mode, saturate)
+    for i in range(n):  # f32_to_i32 always saturates: the profile's flag is not read
+        dst[doff + i] = convert.f32_to_i32(f16_bits_to_f32(src[soff + i]), mode, False)
 
 
 # The loops below take (dst, doff, src, soff, n, mode, flags, lo, hi, aux): `flags` bit 0 is
@@ -294,6 +294,15 @@ _PLAIN = frozenset({convert.cast_f16_to_f32, convert.cast_bf16_to_f32, convert.c
                     convert.cast_f32_to_bf16, convert.cast_f32_to_f32, convert.cast_f32_to_i32,
                     convert.cast_i32_to_f32, _cast_int_to_f16, _cast_int_to_f32,
                     _cast_i16_to_f16, _cast_f16_to_i32})
+# The profile flags (`_flags`) each loop reads. A Cast compiles once per (source, destination,
+# flags) triple, so flags a loop does not read are cleared (`_pair_flags`): a profile that
+# only changes the saturation does not recompile, say, half -> float.
+_SATURATE, _WRAP = 1, 2
+_FLAG_BITS = {convert.cast_f32_to_f16: _SATURATE, convert.cast_f32_to_bf16: _SATURATE,
+              _cast_i16_to_f16: _SATURATE, _cast_i32_to_f16_deq: _SATURATE,
+              _cast_int_narrow: _WRAP}
+_PAIR_FLAGS = {(s.code, d.code): _FLAG_BITS.get(loop, 0) for (s, d), (_, loop, _) in
+               CAST_RULES.items()}
 _RANGE = {t.code: (int(np.iinfo(t.storage).min), int(np.iinfo(t.storage).max))
           for t in (int8_t, uint8_t, int16_t, int32_t, int64_t)}
 
@@ -378,15 +387,18 @@ def cast_repeat(scode, dcode, flags, ub, gm, row):
 
 def _flags(profile: object) -> int:
     """The loops' `flags`: bit 0 the float saturation, bit 1 int_narrow = "wrap"."""
-    return int(profile.saturation) | (2 if profile.int_narrow == "wrap" else 0)
+    return (_SATURATE if profile.saturation else 0) | (_WRAP if profile.int_narrow == "wrap"
+                                                       else 0)
 
 
 def _bind(row: tuple, profile: object) -> tuple[str, tuple[int, int, int]]:
     """Literals: the source dtype (the row's first param), the destination dtype and the
-    profile's flags (_flags); a level-0 row has the repeat form's params too. SCALAR holds the
-    DEQSCALE bits an int32 -> half Cast ran with (0 otherwise)."""
+    profile's flags that the pair's loop reads (_flags, _PAIR_FLAGS); a level-0 row has the
+    repeat form's params too. SCALAR holds the DEQSCALE bits an int32 -> half Cast ran with
+    (0 otherwise)."""
     form = "repeat" if row[NPARAM] > 1 else "count"
-    return form, (params_of(row)[0], row[DTYPE], _flags(profile))
+    scode = params_of(row)[0]
+    return form, (scode, row[DTYPE], _flags(profile) & _PAIR_FLAGS[scode, row[DTYPE]])
 
 
 _CAST = register(
@@ -508,7 +520,8 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
                       256 * sdt.size // wide, s + sn)
     profile = core.profile
     memo = _flags_memo  # (profile, its _flags) of the last call: profiles are frozen
-    flags = memo[1] if memo[0] is profile else _remember_flags(profile)
+    flags = (memo[1] if memo[0] is profile else _remember_flags(profile)) & \
+        _PAIR_FLAGS[sdt.code, ddt.code]
     if core.batch is not None:  # deferred (batch.py): the count work with `_bind`'s literals
         h = _headers.get((sdt.code << 8 | ddt.code) << 2 | flags)
         if h is None:  # (a header may be 0: the first kind)
