@@ -19,7 +19,7 @@ from typing import Any, overload
 
 import numpy as np
 
-__all__ = ["RecordStore"]
+__all__ = ["RecordStore", "flat_ints"]
 
 _CHUNK = 4096  # rows converted to Python ints at a time while iterating
 
@@ -34,6 +34,15 @@ class _Packers(dict):
 
 
 _PACKERS = _Packers()
+
+
+def flat_ints(rows: Sequence[tuple], writable: bool = False) -> np.ndarray:
+    """Every int of `rows` (tuples of ints in the int64 range), in order, as one int64 array:
+    a view of the bytes the rows pack to, read-only unless `writable` (numba compiles
+    another specialisation for a read-only array)."""
+    packers = _PACKERS
+    joined = (bytearray() if writable else b"").join([packers[len(r)](*r) for r in rows])
+    return np.frombuffer(joined, np.int64)
 
 
 class RecordStore(Sequence[tuple]):
@@ -53,10 +62,7 @@ class RecordStore(Sequence[tuple]):
             return rows
         off = np.zeros(len(rows) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)), out=off[1:])
-        packers = _PACKERS
-        # read-only: the array is a view of the bytes object
-        flat = np.frombuffer(b"".join([packers[len(r)](*r) for r in rows]), np.int64)
-        return cls(flat, off)
+        return cls(flat_ints(rows), off)
 
     def __len__(self) -> int:
         return self.off.size - 1
