@@ -49,7 +49,7 @@ class CoreState:
         "pad_reg",
         "deq_scale",
         "vmask", "acc_val", "maxmin_cnt",
-        "xcore", "kernel_type", "tiling_struct", "batch", "gm_watch",
+        "xcore", "kernel_type", "tiling_struct", "batch", "gm_watch", "__weakref__",
     )
 
     def __init__(self, block_idx: int, block_num: int, profile: HardwareProfile,

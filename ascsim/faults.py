@@ -14,6 +14,7 @@ once). "check" records a `Finding` on the core and returns, or for `abort` stops
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from . import records as rec
@@ -62,13 +63,19 @@ def _memory_text(value: Any) -> str | None:
 class CoreChecker:
     """One core's online findings (set as `core.sanitizer` while the sanitizer is on)."""
 
-    __slots__ = ("core", "session", "findings", "aborted")
+    __slots__ = ("_core", "session", "findings", "aborted")
 
     def __init__(self, core: Any, session: Session) -> None:
-        self.core = core
+        # weak: the core holds its checker, and a cycle would keep a check run's cores (and
+        # their Unified Buffers, which the next launch could reuse) until the cyclic GC runs
+        self._core = weakref.ref(core)
         self.session = session
         self.findings: list[Finding] = []
         self.aborted = False
+
+    @property
+    def core(self) -> Any:
+        return self._core()
 
     def add(self, finding: Finding) -> None:
         """Record a finding (strict mode raises an ERROR instead)."""

@@ -19,23 +19,28 @@ def _live_cores() -> int:
     return sum(1 for o in gc.get_objects() if type(o) is CoreState)
 
 
+@pytest.mark.parametrize("sanitize", ["off", "check"])
 @pytest.mark.parametrize("op", ["logit_grad", "sce_grad"])
-def test_a_dropped_run_is_freed_without_the_cycle_collector(op):
+def test_a_dropped_run_is_freed_without_the_cycle_collector(op, sanitize):
+    """In check mode too: each core holds its checker, which must not hold the core (the
+    next check launch then reuses the Unified Buffers instead of faulting in new ones)."""
     x = np.random.default_rng(0).uniform(0.1, 0.9, 20_000).astype(np.float32)
     # warm the jit first: on a cold cache numba compiles during the call, and its compile-time
     # exceptions (ForceLiteralArg) hold the caller's frames in cycles until the collector runs
-    logit_grad(x, x, -1.0)
-    binary_cross_entropy_with_logits_backward(x, x, x, x, x, reduction="mean")
+    logit_grad(x, x, -1.0, sanitize=sanitize)
+    binary_cross_entropy_with_logits_backward(x, x, x, x, x, reduction="mean",
+                                              sanitize=sanitize)
     gc.collect()
     gc.disable()
     try:
         before = _live_cores()
         if op == "logit_grad":
-            logit_grad(x, x, -1.0)  # TBuf and TPipe
+            logit_grad(x, x, -1.0, sanitize=sanitize)  # TBuf and TPipe
         else:
-            binary_cross_entropy_with_logits_backward(x, x, x, x, x, reduction="mean")  # TQue
+            binary_cross_entropy_with_logits_backward(  # TQue
+                x, x, x, x, x, reduction="mean", sanitize=sanitize)
         assert _live_cores() == before
-        out, run = logit_grad(x, x, -1.0, return_run=True)
+        out, run = logit_grad(x, x, -1.0, return_run=True, sanitize=sanitize)
         assert _live_cores() == before + run.block_dim  # held while the caller holds the run
         del run
         assert _live_cores() == before
