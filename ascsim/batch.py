@@ -1,13 +1,13 @@
-"""Deferred execution: in the fast mode the numba work runs in batches, beside the kernel's Python.
+"""Deferred execution: the numba work runs in batches, beside the kernel's Python.
 
-With `sanitize="off"` a vector or copy call checks its operands and records its row as the eager
-simulator does, and then, instead of running its numba work, appends the row to its core's
-`Batch`, with a header: which work function with which compile-time literals (the call's
-*kind*) and which GM buffer it touches. Every 256 rows become one int64 array, which the launch's
-`Executor` runs, batches in submission order, on a worker thread, each in one nogil numba call
-(`run_batch`) that calls every row's registry work function through a table of the native
-addresses of its compiled specialisations (the ones eager execution calls), while the kernel's
-Python goes on capturing the next rows on the main thread.
+A vector or copy call checks its operands and records its row as the eager simulator does (in every
+sanitize mode: check mode's online checks live in the same front ends), and then, instead of running
+its numba work, appends the row to its core's `Batch`, with a header: which work function with which
+compile-time literals (the call's *kind*) and which GM buffer it touches. Every 256 rows become one
+int64 array, which the launch's `Executor` runs, batches in submission order, on a worker thread,
+each in one nogil numba call (`run_batch`) that calls every row's registry work function through a
+table of the native addresses of its compiled specialisations (the ones eager execution calls),
+while the kernel's Python goes on capturing the next rows on the main thread.
 
 The order of the work is the eager order: a row is added at the moment eager execution would run
 its work (after sync.py's pipe-stall logic, which stays in Python: work issued to a stalled pipe
@@ -18,9 +18,10 @@ worker has run everything submitted and then runs the core's remaining rows on i
 (a kernel that reads UB every few rows would otherwise spend its time handing rows to the
 worker and back). A cross-core point (SyncAll, CrossCoreSetFlag/WaitFlag) and the end of a core
 only submit the core's rows: the other cores' work runs after them in the same queue, and their
-Python waits for the queue before it reads memory. So the outputs and the records are the eager
-ones, bit for bit, for every kernel (tests/test_batch.py runs every shipped and test kernel
-both ways).
+Python waits for the queue before it reads memory. So the outputs, the records and the
+sanitizer's findings are the eager ones, bit for bit, for every kernel (tests/test_batch.py runs
+every shipped and test kernel both ways). In check mode a copy that may write GM shows its row
+to the launch snapshot before it is deferred (datacopy._defer_appended).
 """
 
 from __future__ import annotations

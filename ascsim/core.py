@@ -112,7 +112,7 @@ class CoreState:
         # why it is undefined or ""))
         self.acc_val: int | None = None
         self.maxmin_cnt: tuple[int, int, str] | None = None
-        # the fast mode's deferred work (batch.Batch), or None: every call runs its work eagerly
+        # the launch's deferred work (batch.Batch), or None: every call runs its work eagerly
         self.batch: Any = None
         # check mode's launch snapshot hook (sanitizer/snapshot.py), called with each record
         # that may write GM before it is appended (append_gm_writer), or None
@@ -125,9 +125,9 @@ class CoreState:
 def append_gm_writer(core: CoreState, row: tuple) -> None:
     """Append a record that may write GM (a copy to GM, GlobalTensor.SetValue): in check mode
     the launch snapshot first copies the GM buffers it writes, while they still hold their
-    launch-time bytes. Every other record is a plain `core.records.append`, and so are the
-    fast mode's deferred copies: the fast mode has no snapshot (tests/test_atomics.py checks
-    that no GM write of a check-mode run bypasses the hook)."""
+    launch-time bytes. Every other record is a plain `core.records.append` (the deferred
+    copies call the hook before they are deferred: datacopy._defer_appended;
+    tests/test_atomics.py checks that no GM write of a check-mode run bypasses the hook)."""
     if core.gm_watch is not None:
         core.gm_watch(row)
     core.records.append(row)

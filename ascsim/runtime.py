@@ -260,11 +260,11 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     `gm_args` of the kernel's outputs (the aclnn layer passes them); the sanitizer then reports
     reads of output bytes not yet written and output bytes no core writes. `workspace`: the
     index of the workspace argument (the aclnn layer passes it); the sanitizer then reports
-    reads of workspace bytes no write ordered before them has written. `execution`: with
-    sanitize="off", "deferred" (the default) runs the instructions' numba work in batches on a
-    worker thread (batch.py) and "eager" runs each call's work before the call returns; both
-    give the same outputs and records. None: what `execution_mode` set (default "deferred",
-    or the environment variable ASCSIM_EXECUTION). `workers=N` (fast mode, POSIX): the cores
+    reads of workspace bytes no write ordered before them has written. `execution`:
+    "deferred" (the default) runs the instructions' numba work in batches on a worker thread
+    (batch.py) and "eager" runs each call's work before the call returns; both give the same
+    outputs, records and findings. None: what `execution_mode` set (default "deferred", or the
+    environment variable ASCSIM_EXECUTION). `workers=N` (fast mode, POSIX): the cores
     run in N processes, forked for the launch, with the bits and records of one process; a
     launch whose shares of the cores are not independent (cross-core points, GM bytes shared,
     an error) runs again in one process (forked.py). None: what `worker_processes` set (default
@@ -320,7 +320,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     # what the atomic-order re-run starts from (check mode, several cores; copied lazily)
     snapshot = LaunchSnapshot(gm) if sanitize == "check" and block_dim > 1 else None
     executor = None
-    if sanitize == "off" and execution == "deferred" and not _trace.reads_memory():
+    if execution == "deferred" and not _trace.reads_memory():
         executor = Executor(gm_table)
         for core in cores:
             core.batch = Batch(executor, core.ub)

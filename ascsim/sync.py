@@ -295,7 +295,7 @@ def _drain(core: CoreState, pipe: int) -> None:
 
 def run_on_pipe(core: CoreState, pipe: int, fn, args: tuple) -> None:
     """Run `fn(*args)`, the work of a call on `pipe`, now or, while the pipe is stalled, when
-    its flag is set. In the fast mode's deferred execution the deferred work added so far runs
+    its flag is set. In deferred execution the deferred work added so far runs
     first (batch.py): `fn` may read what it wrote."""
     if core.stalled & (1 << pipe):
         core.backlog[pipe].append((fn, args))

@@ -60,13 +60,13 @@ def run_ub(body: Callable[..., None], init: Iterable[tuple[int, np.ndarray]] = (
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--both-ways", action="store_true",
-                     help="run every fast-mode launch eagerly and deferred and compare them "
+                     help="run every launch eagerly and deferred and compare them "
                           "(ascsim/testing/bothways.py)")
 
 
 def patch_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     """Route every launch (direct, through an aclnn API or an op's direct entry) through
-    `launch_both_ways`: each fast-mode launch is checked against its eager twin."""
+    `launch_both_ways`: each launch is checked against its eager twin."""
     import ascsim.aclnn
     import ascsim.runtime
     import kernels_py.mse_loss_v2.direct

@@ -1,9 +1,10 @@
 """Deferred execution (ascsim/batch.py) against eager execution.
 
 Every shipped operator (each dtype, reduction and option that changes its instruction sequence)
-and every kernel of the sanitizer corpus (tests/bugs: the planted bugs in the fast mode, where
-they raise, and their fixed twins) run both ways through `launch_both_ways`, which compares GM
-bytes, each core's records, the kernel log and the error. `pytest --both-ways` does the same
+and every kernel of the sanitizer corpus (tests/bugs: the planted bugs and their fixed twins, in
+the fast mode, where the bugs raise, and in check mode, where they are findings) run both ways
+through `launch_both_ways`, which compares GM bytes, each core's records, the kernel log, the
+findings and the error. `pytest --both-ways` does the same
 for every launch of every test: test_every_instruction_test_kernel_both_ways runs it on the
 tests of the deferred front ends, and with ASCSIM_BOTH_WAYS=all on every instruction test. The
 rest pins the mechanisms: flushes before Python reads memory, stalled pipes, threads, errors,
@@ -127,14 +128,15 @@ def test_double_buffer_example_both_ways(both_ways, buffer_num):
 CORPUS = sorted(m.name for m in pkgutil.iter_modules(bugs.__path__) if not m.name.startswith("_"))
 
 
+@pytest.mark.parametrize("sanitize", ["off", "check"])
 @pytest.mark.parametrize("name", CORPUS)
-def test_corpus_kernel_both_ways(both_ways, name):
+def test_corpus_kernel_both_ways(both_ways, name, sanitize):
     module = importlib.import_module(f"tests.bugs.{name}")
     for runner in (module.run, getattr(module, "run_fixed", None)):
         if runner is None:
             continue
         try:
-            runner(sanitize="off")
+            runner(sanitize=sanitize)
         except BothWaysMismatch:
             raise
         except SimulationError:
@@ -317,6 +319,23 @@ def test_both_ways_finds_a_deferred_difference(monkeypatch):
     monkeypatch.setattr(batch.Batch, "add", lossy)
     with pytest.raises(BothWaysMismatch, match="GM argument"):
         launch_both_ways(ascsim.runtime.launch, _scale_kernel, 1, x, out)
+
+
+def test_both_ways_finds_a_finding_only_one_way(monkeypatch):
+    """Check mode runs deferred too, and its findings are compared: a finding that the deferred
+    run loses is caught."""
+    from ascsim.faults import CoreChecker
+    original = CoreChecker.add
+
+    def add_when_eager(self, finding):
+        if self.core.batch is None:
+            original(self, finding)
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    monkeypatch.setattr(CoreChecker, "add", add_when_eager)
+    with pytest.raises(BothWaysMismatch,
+                       match="(?s)findings differ: .*WAR.*against eager.*out of range"):
+        launch_both_ways(ascsim.runtime.launch, _faulting_kernel, 1, x, out, sanitize="check")
 
 
 def test_the_kind_table_grows_without_losing_kinds():

@@ -73,7 +73,7 @@ def _mse_mean(**kw):  # cross-core: SyncAll and atomics
 
 RUNS = {"logit_grad": _logit_grad, "sce_bf16": _sce_bf16, "mse_mean": _mse_mean}
 MODES = {"deferred": ("deferred", "off"), "eager": ("eager", "off"),
-         "check": ("deferred", "check")}  # check mode always runs eagerly
+         "check": ("deferred", "check")}
 
 
 def _run(op: str, mode: str = "deferred"):

@@ -1,12 +1,14 @@
 """Benchmark: the cost of the sanitizer on each shipped op, sanitize="check" next to "off".
 
     python tools/bench_sanitizer.py [--repeat 5] [--log2n 22] [--ops logit_grad,sce,...]
-                                    [--passes]
+                                    [--passes] [--median]
 
 For each op (LogitGrad; SigmoidCrossEntropyWithLogitsGradV2 with both weights, reduction
 none; MSELossV2 mean and none; CrossEntropyLoss mean over (N, 1024) logits) on fp32 inputs of
-about 2**log2n elements it prints the best wall time of each mode and check / off. The two
-modes run interleaved so that both see the same machine; the jit is warmed first. With
+about 2**log2n elements it prints the best wall time of each mode and check / off (with
+--median, the median of the --repeat runs: the best hides a cost that only some runs pay, such
+as memory that a previous run still holds). The two modes run interleaved so that both see the
+same machine; the jit is warmed first. With
 --passes it also prints the time of the sanitizer's offline stages (snapshot of the GM
 outputs, the per-core passes, the multi-core checks, the atomic re-run): each the best over
 --repeat more check runs (one run's figures swing by 2x on a shared machine). Machines are
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import statistics
 import time
 from collections.abc import Callable
 from functools import partial
@@ -96,6 +99,8 @@ def main() -> int:
     parser.add_argument("--log2n", type=int, default=22, help="elements = 2**log2n")
     parser.add_argument("--ops", default="", help="comma-separated subset of the ops")
     parser.add_argument("--passes", action="store_true", help="time the offline stages")
+    parser.add_argument("--median", action="store_true",
+                        help="the median of the runs instead of the best")
     args = parser.parse_args()
     cases = _cases(1 << args.log2n, np.random.default_rng(0))
     chosen = [o for o in args.ops.split(",") if o] or list(cases)
@@ -106,10 +111,12 @@ def main() -> int:
             cases[name]("off")
     for name in chosen:
         call = cases[name]
-        t_off = t_chk = float("inf")
+        offs, chks = [], []
         for _ in range(max(args.repeat, 1)):  # interleaved
-            t_off = min(t_off, _timed(partial(call, "off")))
-            t_chk = min(t_chk, _timed(partial(call, "check")))
+            offs.append(_timed(partial(call, "off")))
+            chks.append(_timed(partial(call, "check")))
+        stat = statistics.median if args.median else min
+        t_off, t_chk = stat(offs), stat(chks)
         print(f"{name:<24}{t_off:>9.3f}{t_chk:>9.3f}{t_chk / t_off:>11.2f}")
         if args.passes:
             stages: dict[str, float] = {}

@@ -500,6 +500,19 @@ def _defer(core: CoreState, ins, pipe: int, row: tuple) -> bool:
                      key=(pipe, row[MODE], len(row), core.dummy, core.first_element_dummy))
 
 
+def _defer_appended(core: CoreState, ins, pipe: int, row: tuple) -> bool:
+    """`_defer`, then append the row, for a copy that may write GM; False, with nothing
+    appended, when its kind runs eagerly. In check mode, the launch snapshot's hook
+    (append_gm_writer) sees the row first: once deferred, the row may run at any moment (a
+    full batch is handed to the worker at once)."""
+    if core.gm_watch is not None:
+        core.gm_watch(row)
+    if _defer(core, ins, pipe, row):
+        core.records.append(row)
+        return True
+    return False
+
+
 _COPY_EP: list = []                 # the compiled copy_blocks (one signature serves all)
 _PAD_EP: dict[tuple, object] = {}   # (dummy, first_element) -> the compiled copy_pad_loop
 
@@ -625,10 +638,8 @@ def DataCopy(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor,
                        d, d + span_d, strided, smem, s, s + span_s)
     atomic = pipe == PIPE_MTE3 and core.xcore is not None and core.xcore.atomic is not None
     if core.batch is not None and not clipped and not atomic and \
-            _defer(core, COPY, pipe, row):  # deferred (batch.py)
-        # deferred rows exist in the fast mode only, which has no launch snapshot
-        core.records.append(row)  # else _execute or _atomic_store appends it
-        return
+            _defer_appended(core, COPY, pipe, row):  # deferred (batch.py)
+        return  # else _execute or _atomic_store appends the row
     if pipe == PIPE_MTE2:
         args = (core.ub, d, dpitch, gm, s, spitch, blen, count)
     elif pipe == PIPE_MTE3:
@@ -753,10 +764,8 @@ def DataCopyPad(dst: LocalTensor | GlobalTensor, src: LocalTensor | GlobalTensor
                        buf.mem_id, d, d + span_d, strided, MEM_UB, a, a + span_s)
     atomic = core.xcore is not None and core.xcore.atomic is not None
     if core.batch is not None and not clipped and not atomic and \
-            _defer(core, COPY_PAD, PIPE_MTE3, row):
-        # deferred rows exist in the fast mode only, which has no launch snapshot
-        core.records.append(row)  # else _execute or _atomic_store appends it
-        return
+            _defer_appended(core, COPY_PAD, PIPE_MTE3, row):
+        return  # else _execute or _atomic_store appends the row
     args = (buf.data, d, dpitch, core.ub, a, spitch, blen, count)
     if atomic:
         return _atomic_store(core, COPY_PAD, buf.data, row, clipped, args, f)

@@ -632,7 +632,7 @@ def _dtype_error(name: str, allowed: frozenset[DType], *tensors: LocalTensor) ->
 
 def _run_row(core, work: Work, form: str, literals: tuple[int, int, int], row: tuple) -> None:
     """Execute a recorded vector call through its row work (`form` with `literals`): now, or
-    after the vector pipe's stall; deferred in the fast mode (batch.py). The repeat forms go
+    after the vector pipe's stall; deferred (batch.py). The repeat forms go
     this way: their rarity does not pay for an unpacked loop."""
     if core.batch is not None:
         header = kind_of(work.kernels[form], literals, len(row))
