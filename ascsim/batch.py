@@ -45,7 +45,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .recordstore import flat_ints
-from .workcall import NO_GM, work_signature
+from .workcall import NO_GM, compile_work, work_signature
 
 __all__ = ["Batch", "Executor", "kind_of", "compile_in_background", "EAGER", "BATCH_ROWS",
            "MAX_ROW"]
@@ -59,6 +59,8 @@ _GM_MASK = (1 << _GM_BITS) - 1
 # about 20 us) is small next to its work, few enough that the worker starts early and a sync
 # waits for little
 BATCH_ROWS = 256
+# a sync with at most this many rows calls their work one by one (Executor.run_here)
+_INLINE_ROWS = 8
 _SWITCH_INTERVAL = 2e-4  # seconds: the GIL switch interval while a worker runs (Executor)
 # the longest row a kind may have (records.py's rows have 14 to 30 ints)
 MAX_ROW = 64
@@ -160,6 +162,9 @@ class _Kinds:
         self.ids: dict[tuple, int] = {}
         self.lock = threading.Lock()
         self.table = np.zeros((capacity, _COLUMNS), np.int64)
+        # kind -> (the entry point of its specialisation, its literals): for a few rows,
+        # calling their work from Python costs less than a batch (Executor.run_here)
+        self.calls: list[tuple[Any, tuple[int, int, int]]] = []
         self.ran = False  # run_batch has run in this process (and so is in the disk cache)
 
     def kind(self, kernel: Any, literals: tuple[int, int, int], row_len: int) -> int:
@@ -170,6 +175,7 @@ class _Kinds:
         if _background is not None and not _background.ready(kernel, literals, row_len):
             return EAGER
         address = _native_address(kernel, literals, row_len)  # compiles outside the lock
+        entry = compile_work(kernel, literals, row_len)  # the same specialisation
         with self.lock:
             found = self.ids.get(key)
             if found is None:
@@ -179,6 +185,7 @@ class _Kinds:
                     table = np.concatenate([table, np.zeros_like(table)])
                 table[found] = (address, row_len, *literals)  # no batch refers to it yet
                 self.table = table
+                self.calls.append((entry, literals))
                 self.ids[key] = found
         _mark_compiled(_kind_name(kernel, literals, row_len))
         return found
@@ -361,6 +368,11 @@ class Executor:
         self._queue.put((ub, np.array(heads, np.int64), flat))
 
     def wait(self) -> None:
+        if not self._pending and self._error is None:
+            # nothing submitted has yet to run, as the locked test below would say at this
+            # moment (the worker lowers the count after the work); most syncs of a kernel that
+            # reads UB often find it so (CrossEntropyLoss: 37k of 62k)
+            return
         with self._done:
             while self._pending:
                 self._done.wait()
@@ -372,9 +384,17 @@ class Executor:
         """Run rows on this thread, after every batch submitted before them: what a sync needs.
         Handing them to the worker and waiting would cost two thread hand-overs (about 0.1 ms
         here); a kernel that reads UB every few rows (CrossEntropyLoss: 25k syncs of 1-2 rows
-        at 2^22) would spend most of its time in them."""
+        at 2^22) would spend most of its time in them. A few rows call their work's entry
+        points one by one: making a batch of them (two arrays, a dispatched numba call) costs
+        several microseconds, an entry point about one per row."""
         self.wait()
-        self._run(ub, np.array(heads, np.int64), flat_ints(rows, writable=True))
+        if len(heads) > _INLINE_ROWS:
+            self._run(ub, np.array(heads, np.int64), flat_ints(rows, writable=True))
+            return
+        calls, data = _KINDS.calls, self._data
+        for header, row in zip(heads, rows, strict=True):
+            entry, (a, b, c) = calls[header >> _GM_BITS]
+            entry(a, b, c, ub, data[header & _GM_MASK], row)
 
     def close(self) -> None:
         """Wait for every batch, then stop the worker."""

@@ -212,24 +212,58 @@ def test_getvalue_reads_what_deferred_work_wrote():
     assert all(type(v) is int for row in run.cores[0].records for v in row)
 
 
-def test_a_sync_runs_the_rows_on_the_kernels_thread(monkeypatch):
+def _muls_then_read(n_muls):
+    def kernel(x, out):
+        """A copy and `n_muls` Muls, then GetValue (a sync), then the copy out."""
+        pipe, buf = _pipe_buf()
+        t = buf.Get[f32]()
+        DataCopy(t, _gm(x, f32), 256)
+        SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+        for _ in range(n_muls):
+            Muls(t, t, 2.0, 256)
+        t.GetValue(0)
+        SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+        DataCopy(_gm(out, f32), t, 256)
+    return kernel
+
+
+@pytest.mark.parametrize("n_muls", [1, batch._INLINE_ROWS + 3])
+def test_a_sync_runs_the_rows_on_the_kernels_thread(monkeypatch, n_muls):
     """GetValue's flush runs the core's pending rows itself (after the batches before them):
-    handing a row or two to the worker and waiting would cost two thread hand-overs."""
+    handing a row or two to the worker and waiting would cost two thread hand-overs. A few
+    rows run through their work's entry points, more as one batch."""
     import threading
-    threads = []
+    kernel = _muls_then_read(n_muls)
+    x = np.arange(256, dtype=np.float32)
+    ascsim.launch(kernel, 1, x, np.zeros(256, np.float32))  # makes the kinds
+    ran = []  # (thread, how)
     original = batch.run_batch
 
     def recording(*args):
-        threads.append(threading.current_thread())
+        ran.append((threading.current_thread(), "batch"))
         return original(*args)
+
+    def entry_recording(entry):
+        def call(*args):
+            ran.append((threading.current_thread(), "entry"))
+            return entry(*args)
+        return call
     monkeypatch.setattr(batch, "run_batch", recording)
-    x = np.arange(256, dtype=np.float32)
+    monkeypatch.setattr(batch._KINDS, "calls", [(entry_recording(e), lits)
+                                                 for e, lits in batch._KINDS.calls])
     out = np.zeros(256, np.float32)
-    ascsim.launch(_scale_kernel, 1, x, out)
-    np.testing.assert_array_equal(out, x * np.float32(2))
-    # the copy and the Muls, at GetValue; the rest at the end of the core, on the worker
-    assert threads[0] is threading.current_thread()
-    assert threads[-1] is not threading.current_thread()
+    ascsim.launch(kernel, 1, x, out)
+    np.testing.assert_array_equal(out, x * np.float32(2) ** n_muls)
+    here = threading.current_thread()
+    # the copy and the Muls at GetValue, on this thread; the copy out at the core's end, on
+    # the worker
+    if n_muls + 1 <= batch._INLINE_ROWS:
+        assert ran[:n_muls + 1] == [(here, "entry")] * (n_muls + 1)
+    else:
+        assert ran[0] == (here, "batch")
+    assert ran[-1][0] is not here and ran[-1][1] == "batch"
 
 
 def test_a_cross_core_point_hands_the_rows_to_the_worker(monkeypatch):
