@@ -63,18 +63,20 @@ class CoreClocks:
         if not self.any:
             return
         syncs = [[i for role, i in rl if role == "sync"] for rl in roles]
+        generation = [{i: g for g, i in enumerate(s)} for s in syncs]  # record -> its k
         changed = True
-        while changed:  # monotone: iterate to the fixpoint
+        while changed:  # monotone: iterate to the (least) fixpoint, in whatever order
             changed = False
+            # the k-th SyncAll of every core joins the clocks all cores have at their k-th
+            # one: one join per k for all cores, not one per pair of cores
+            joins = [np.max([self._at(d, s[g]) for d, s in enumerate(syncs) if g < len(s)],
+                            axis=0) for g in range(max(map(len, syncs)))]
             for c in range(n):
                 for k, (role, i) in enumerate(roles[c]):
                     base = self.vc[c][k].copy()
                     base[c] = max(base[c], i)
                     if role == "sync":
-                        g = syncs[c].index(i)
-                        for d in range(n):
-                            if d != c and g < len(syncs[d]):
-                                base = np.maximum(base, self._at(d, syncs[d][g]))
+                        base = np.maximum(base, joins[generation[c][i]])
                     elif role == "wait":
                         src = cross_wait_partner(cores[c].records[i])
                         if src is not None:
