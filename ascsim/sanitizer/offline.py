@@ -299,34 +299,47 @@ def _reserved_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[F
     return out
 
 
-def _gm_accesses(core: CoreState, enc: Encoded, executed: np.ndarray) -> np.ndarray:
-    """(mem, lo, hi, core, record, write, atomic, internal) rows of the core's executed GM
+def _gm_accesses(cores: list[CoreState], encoded: list[Encoded], executed: list[np.ndarray]
+                 ) -> np.ndarray:
+    """(mem, lo, hi, core, record, write, atomic, internal) rows of every core's executed GM
     accesses, clipped (atomic: a UB->GM copy under the DMA atomic mode; internal: a library
-    call's own synchronisation traffic, see sanitizer/crosscore.py)."""
-    rec = np.repeat(np.arange(enc.size), np.diff(enc.aoff))
-    sel = (enc.am != 0) & executed[rec]
+    call's own synchronisation traffic, see sanitizer/crosscore.py). `executed[c]`: which of
+    core c's records ran. One pass over the cores' arrays joined: per core, the numpy calls
+    on a few dozen accesses cost more than their work."""
+    if not cores:
+        return np.zeros((0, 8), np.int64)
+    sizes = np.array([enc.size for enc in encoded], np.int64)
+    first = np.zeros(len(cores) + 1, np.int64)  # core c's records: first[c]:first[c + 1]
+    np.cumsum(sizes, out=first[1:])
+    counts = np.concatenate([np.diff(enc.aoff) for enc in encoded])  # accesses per record
+    rec = np.repeat(np.arange(first[-1]), counts)  # the record of each access, all cores
+    am = np.concatenate([enc.am for enc in encoded])
+    sel = (am != 0) & np.concatenate(executed)[rec]
     if not sel.any():
         return np.zeros((0, 8), np.int64)
-    rec = rec[sel]
-    mem = enc.am[sel]
-    size = np.array([0] + [0 if b is None else b.nbytes for b in core.gm[1:]], np.int64)
-    lo = np.maximum(enc.ast[sel], 0)
-    hi = np.minimum(enc.aen[sel], size[mem])
-    keep = (hi > lo) & (enc.cls[rec] >= ps.C_GET)
-    atomic = enc.atomic[rec]
-    internal = internal_records(core)
-    inside = np.array([r in internal for r in rec.tolist()], np.bool_) if internal else \
-        np.zeros(rec.size, np.bool_)
-    rows = np.stack([mem, lo, hi, np.full(mem.size, core.block_idx), rec,
-                     (enc.af[sel] & 1), atomic, inside], axis=1)
+    rec, mem = rec[sel], am[sel]
+    owner = np.repeat(np.arange(len(cores)), sizes)[rec]
+    size = np.array([0] + [0 if b is None else b.nbytes for b in cores[0].gm[1:]], np.int64)
+    lo = np.maximum(np.concatenate([enc.ast for enc in encoded])[sel], 0)
+    hi = np.minimum(np.concatenate([enc.aen for enc in encoded])[sel], size[mem])
+    keep = (hi > lo) & (np.concatenate([enc.cls for enc in encoded])[rec] >= ps.C_GET)
+    atomic = np.concatenate([enc.atomic for enc in encoded])[rec]
+    internal = np.zeros(int(first[-1]), np.bool_)
+    for c, core in enumerate(cores):
+        own = internal_records(core)
+        if own:
+            internal[int(first[c]) + np.fromiter(own, np.int64, len(own))] = True
+    block = np.array([core.block_idx for core in cores], np.int64)
+    write = np.concatenate([enc.af for enc in encoded])[sel] & 1
+    rows = np.stack([mem, lo, hi, block[owner], rec - first[owner], write, atomic,
+                     internal[rec]], axis=1)
     return rows[keep]
 
 
-def _multicore_findings(run: Run, session: Session, gm_rows: list[np.ndarray],
+def _multicore_findings(run: Run, session: Session, rows: np.ndarray,
                         positions: list[_Positions], cross: list[np.ndarray]
                         ) -> list[Finding]:
     out: list[Finding] = []
-    rows = np.concatenate(gm_rows) if gm_rows else np.zeros((0, 8), np.int64)
     cores = run.cores
     clocks = CoreClocks(cores, [np.flatnonzero(x) for x in cross])
     out += _workspace_findings(run, session, rows, clocks, positions)
@@ -481,15 +494,22 @@ _PASS_THREADS = max(1, min(8, os.cpu_count() or 1))
 def analyse_run(run: Run, session: Session) -> list[Finding]:
     """Every offline finding of a finished launch, core by core, then across cores."""
     findings: list[Finding] = []
-    gm_rows: list[np.ndarray] = []
     positions: list[_Positions] = []
     cross: list[np.ndarray] = []  # per core: which records are cross-core points
     encoded = encode_cores(run.cores)
     # the per-core passes are nogil numba: on threads they run side by side (in core order
     # of their results, so the findings do not depend on the thread count)
     busy = [(core, enc) for core, enc in zip(run.cores, encoded, strict=True) if enc.size]
-    with ThreadPoolExecutor(max_workers=_PASS_THREADS) as pool:
-        passed = iter(list(pool.map(lambda ce: _pass(*ce, session), busy)))
+    threads = max(1, min(_PASS_THREADS, len(busy)))
+    results: list[Any] = [None] * len(busy)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        # a share of the cores per thread (a future per core cost about 20 us each)
+        shares = pool.map(lambda share: [_pass(*ce, session) for ce in share],
+                          [busy[t::threads] for t in range(threads)])
+        for t, share in enumerate(shares):
+            results[t::threads] = share
+    passed = iter(results)
+    ran: list[np.ndarray] = []  # per core: which records executed
     for core, enc in zip(run.cores, encoded, strict=True):
         cross.append(enc.cross)
         pos = _Positions(core)
@@ -500,7 +520,10 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
             findings += _sync_findings(core, enc, pos)
             findings += _queue_end_findings(core, enc, pos)
             findings += _reserved_findings(core, enc, pos)
-            gm_rows.append(_gm_accesses(core, enc, executed))
+            ran.append(executed)
+        else:
+            ran.append(np.zeros(0, np.bool_))
+    gm_rows = _gm_accesses(run.cores, encoded, ran)
     findings += _multicore_findings(run, session, gm_rows, positions, cross)
     for f in findings:
         f.kernel = session.kernel_name
