@@ -185,19 +185,27 @@ def _pipe_buf(nbytes=8192):
     return pipe, buf
 
 
-def _scale_kernel(x, out):
-    """Copy in, two vector ops, GetValue in the middle (a flush), copy out."""
-    pipe, buf = _pipe_buf()
-    t = buf.Get[f32]()
-    DataCopy(t, _gm(x, f32), 256)
-    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
-    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
-    Muls(t, t, 2.0, 256)
-    first = t.GetValue(0)  # Python reads the UB: the deferred Muls has run
-    Adds(t, t, float(first), 256)
-    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
-    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
-    DataCopy(_gm(out, f32), t, 256)
+def _scaling_kernel(n_muls=1, add_first=True):
+    def kernel(x, out):
+        """Copy in, `n_muls` Muls, GetValue (Python reads the UB: a sync), then add the value
+        read (`add_first`), copy out."""
+        pipe, buf = _pipe_buf()
+        t = buf.Get[f32]()
+        DataCopy(t, _gm(x, f32), 256)
+        SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+        for _ in range(n_muls):
+            Muls(t, t, 2.0, 256)
+        first = t.GetValue(0)  # the deferred Muls have run
+        if add_first:
+            Adds(t, t, float(first), 256)
+        SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+        DataCopy(_gm(out, f32), t, 256)
+    return kernel
+
+
+_scale_kernel = _scaling_kernel()
 
 
 def test_getvalue_reads_what_deferred_work_wrote():
@@ -212,30 +220,13 @@ def test_getvalue_reads_what_deferred_work_wrote():
     assert all(type(v) is int for row in run.cores[0].records for v in row)
 
 
-def _muls_then_read(n_muls):
-    def kernel(x, out):
-        """A copy and `n_muls` Muls, then GetValue (a sync), then the copy out."""
-        pipe, buf = _pipe_buf()
-        t = buf.Get[f32]()
-        DataCopy(t, _gm(x, f32), 256)
-        SetFlag[HardEvent.MTE2_V](EVENT_ID0)
-        WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
-        for _ in range(n_muls):
-            Muls(t, t, 2.0, 256)
-        t.GetValue(0)
-        SetFlag[HardEvent.V_MTE3](EVENT_ID0)
-        WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
-        DataCopy(_gm(out, f32), t, 256)
-    return kernel
-
-
 @pytest.mark.parametrize("n_muls", [1, batch._INLINE_ROWS + 3])
 def test_a_sync_runs_the_rows_on_the_kernels_thread(monkeypatch, n_muls):
     """GetValue's flush runs the core's pending rows itself (after the batches before them):
     handing a row or two to the worker and waiting would cost two thread hand-overs. A few
     rows run through their work's entry points, more as one batch."""
     import threading
-    kernel = _muls_then_read(n_muls)
+    kernel = _scaling_kernel(n_muls, add_first=False)
     x = np.arange(256, dtype=np.float32)
     ascsim.launch(kernel, 1, x, np.zeros(256, np.float32))  # makes the kinds
     ran = []  # (thread, how)
