@@ -3,16 +3,15 @@
     python tools/bench_sanitizer.py [--repeat 5] [--log2n 22] [--ops logit_grad,sce,...]
                                     [--passes] [--median]
 
-For each op (LogitGrad; SigmoidCrossEntropyWithLogitsGradV2 with both weights, reduction
-none; MSELossV2 mean and none; CrossEntropyLoss mean over (N, 1024) logits) on fp32 inputs of
-about 2**log2n elements it prints the best wall time of each mode and check / off (with
---median, the median of the --repeat runs: the best hides a cost that only some runs pay, such
-as memory that a previous run still holds). The two modes run interleaved so that both see the
-same machine; the jit is warmed first. With
---passes it also prints the time of the sanitizer's offline stages (snapshot of the GM
-outputs, the per-core passes, the multi-core checks, the atomic re-run): each the best over
---repeat more check runs (one run's figures swing by 2x on a shared machine). Machines are
-shared: compare ratios from one run, not absolute numbers across runs.
+For each op (LogitGrad; SigmoidCrossEntropyWithLogitsGradV2 with both weights, reduction none;
+MSELossV2 mean and none; CrossEntropyLoss mean over (N, 1024) logits) on fp32 inputs of about
+2**log2n elements it prints the best wall time of each mode and check / off (with --median, the
+median of the --repeat runs: the best hides a cost that only some runs pay, such as memory that
+a previous run still holds). The two modes run interleaved so that both see the same machine;
+the jit is warmed first. With --passes it also prints the time of the sanitizer's offline
+stages (snapshot of the GM outputs, the per-core passes, the multi-core checks, the atomic
+re-run): each the best over --repeat more check runs (one run's figures swing by 2x on a shared
+machine). Machines are shared: compare ratios from one run, not absolute numbers across runs.
 """
 
 from __future__ import annotations

@@ -295,7 +295,7 @@ _PLAIN = frozenset({convert.cast_f16_to_f32, convert.cast_bf16_to_f32, convert.c
                     convert.cast_i32_to_f32, _cast_int_to_f16, _cast_int_to_f32,
                     _cast_i16_to_f16, _cast_f16_to_i32})
 # The profile flags (`_flags`) each loop reads. A Cast compiles once per (source, destination,
-# flags) triple, so flags a loop does not read are cleared (`_pair_flags`): a profile that
+# flags) triple, so flags a loop does not read are cleared (`_PAIR_FLAGS`): a profile that
 # only changes the saturation does not recompile, say, half -> float.
 _SATURATE, _WRAP = 1, 2
 _FLAG_BITS = {convert.cast_f32_to_f16: _SATURATE, convert.cast_f32_to_bf16: _SATURATE,

@@ -6,8 +6,10 @@ child) and deferred (batch.py) in this process, as asked. It asserts that both g
 bytes, the same records on every core, the same kernel log, the same sanitizer findings (check and
 strict mode) and the same error (type and message). With `threads` > 1 the records and findings are
 not compared: cross-core waits record the threads' interleaving, which eager runs do not repeat
-either. tests/conftest.py's `--both-ways` option routes every launch of a pytest run through it, so
-any test kernel checks the deferred executor.
+either; nor are the GM bytes of a kernel whose cores write the same bytes unordered (a finding of
+check mode): which write lands last depends on the threads. tests/conftest.py's `--both-ways`
+option routes every launch of a pytest run through it, so any test kernel checks the deferred
+executor.
 """
 
 from __future__ import annotations
