@@ -365,6 +365,11 @@ def test_a_cast_compiles_only_for_the_profile_flags_its_loop_reads(tmp_path: Pat
             row = next(r for r in run.records(0) if r[0] == C._CAST.id)
             literals = C._CAST.work.bind(row, run.profile)[1]
             assert literals == (src.code, dst.code, want if profile else 0)
+    # ... and the deferred count form's kinds follow suit (no half -> float kind with flags)
+    from ascsim.batch import _KINDS
+    cast_kinds = {lits for kernel, lits, _ in _KINDS.ids if kernel is C.cast_count}
+    assert (f32.code, half.code, 1) in cast_kinds
+    assert not any(lits[:2] == (half.code, f32.code) and lits[2] for lits in cast_kinds)
 
 
 # ---- overlapping operands ---------------------------------------------------------------------

@@ -422,14 +422,14 @@ _CAST = register(
                  "const UnaryRepeatParams &repeatParams);")),
     doc="type conversion with a RoundMode")
 _entries: dict[tuple[int, int, int], object] = {}
-# the deferred count form (batch.py): (source code << 8 | destination code) << 2 | flags -> the
-# batch header of the count work with `_bind`'s literals (source code, destination code, flags)
+# the deferred count form (batch.py): (source code << 8 | destination code) << 2 | the
+# profile's flags -> the batch header of the count work with `_bind`'s literals (source code,
+# destination code, the flags the pair's loop reads): the hot path looks up unmasked flags
 _headers: dict[int, int] = {}
 
 
-def _header(key: tuple[int, int, int], row_len: int) -> int:
-    scode, dcode, flags = key
-    h = kind_of(cast_count, key, row_len)
+def _header(scode: int, dcode: int, flags: int, row_len: int) -> int:
+    h = kind_of(cast_count, (scode, dcode, flags & _PAIR_FLAGS[scode, dcode]), row_len)
     if h >= 0:  # EAGER is asked again: compile_in_background may be switched off
         _headers[(scode << 8 | dcode) << 2 | flags] = h
     return h
@@ -520,12 +520,11 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
                       256 * sdt.size // wide, s + sn)
     profile = core.profile
     memo = _flags_memo  # (profile, its _flags) of the last call: profiles are frozen
-    flags = (memo[1] if memo[0] is profile else _remember_flags(profile)) & \
-        _PAIR_FLAGS[sdt.code, ddt.code]
+    flags = memo[1] if memo[0] is profile else _remember_flags(profile)
     if core.batch is not None:  # deferred (batch.py): the count work with `_bind`'s literals
         h = _headers.get((sdt.code << 8 | ddt.code) << 2 | flags)
         if h is None:  # (a header may be 0: the first kind)
-            h = _header((sdt.code, ddt.code, flags), len(row))
+            h = _header(sdt.code, ddt.code, flags, len(row))
         if h >= 0:
             if core.stalled:
                 defer_on_pipe(core, PIPE_V, h, row)
@@ -533,6 +532,7 @@ def _cast(dst: LocalTensor, src: LocalTensor, roundMode: RoundMode, *rest, _f=No
                 core.batch.add(h, row)
             return
         eager_instead(core, PIPE_V)
+    flags &= _PAIR_FLAGS[sdt.code, ddt.code]  # the literal: the flags the pair's loop reads
     key = (sdt.code, ddt.code, flags)
     args = (sdt.code, ddt.code, flags, core.views[ddt.code], d >> ddt.shift,
             core.views[sdt.code], s >> sdt.shift, count, int(roundMode), deq)
