@@ -318,6 +318,18 @@ def test_snapshot_copies_live_in_pooled_memory_that_the_next_launch_reuses():
     assert pooled_bytes(_CHUNK).base.obj is memory
 
 
+def _assert_hooked(snapshot, row, when):
+    """`row` may write GM only into buffers `snapshot` has copied already."""
+    from ascsim import records as rec
+    from ascsim.sanitizer.snapshot import may_write_gm
+    written = [mem for flags, mem, _, _ in rec.accesses_of(row)
+               if flags & rec.W and mem != rec.MEM_UB]
+    assert not written or may_write_gm(row[rec.OP]), row  # the registry knows it too
+    missing = [mem for mem in written if mem not in snapshot.copies]
+    assert not missing, (f"{rec.REGISTRY[row[rec.OP]].name} writes GM {missing} unhooked "
+                         f"{when}")
+
+
 class _HookCheckingRecords(list):
     """A record list that fails when a record that writes GM arrives before the snapshot has
     its launch-time bytes: a GM write appended around `core.append_gm_writer`."""
@@ -327,13 +339,7 @@ class _HookCheckingRecords(list):
         self.snapshot = snapshot
 
     def append(self, row):
-        from ascsim import records as rec
-        from ascsim.sanitizer.snapshot import may_write_gm
-        written = [mem for flags, mem, _, _ in rec.accesses_of(row)
-                   if flags & rec.W and mem != rec.MEM_UB]
-        assert not written or may_write_gm(row[rec.OP]), row  # the registry knows it too
-        missing = [mem for mem in written if mem not in self.snapshot.copies]
-        assert not missing, f"{rec.REGISTRY[row[rec.OP]].name} writes GM {missing} unhooked"
+        _assert_hooked(self.snapshot, row, "when appended")
         list.append(self, row)
 
 
@@ -367,9 +373,13 @@ _CALLS = _corpus_and_ops()
 def test_every_gm_write_reaches_the_snapshot_first(monkeypatch, name):
     """The snapshot sees GM writes through `append_gm_writer` only (a hook on every append
     cost check runs a few percent): in check mode, the first record to write a GM buffer finds
-    it copied already, for every corpus kernel (and its fixed twin) and the cross-core ops."""
+    it copied already, for every corpus kernel (and its fixed twin) and the cross-core ops.
+    Check mode defers its work, so a deferred row must find it copied when it enters its
+    batch, too: a full batch may run at once."""
+    import ascsim.batch
     from ascsim.sanitizer.snapshot import LaunchSnapshot
     attach = LaunchSnapshot.attach
+    add = ascsim.batch.Batch.add
     watched = []
 
     def attach_checking(self, cores):
@@ -377,7 +387,13 @@ def test_every_gm_write_reaches_the_snapshot_first(monkeypatch, name):
         for core in cores:
             core.records = _HookCheckingRecords(self)
         watched.append(self)
+
+    def add_checking(self, header, row):
+        if watched:
+            _assert_hooked(watched[-1], row, "when deferred")
+        add(self, header, row)
     monkeypatch.setattr(LaunchSnapshot, "attach", attach_checking)
+    monkeypatch.setattr(ascsim.batch.Batch, "add", add_checking)
     try:
         _CALLS[name]()
     except ascsim.errors.SimulationError:
