@@ -158,6 +158,7 @@ def test_mse_run_sanitize_and_profile_show_the_syncall(tmp_path: Path,
                  "--reduction", "mean", "--sanitize", "check"]) == 0
     out = capsys.readouterr().out
     assert "cores        10 (block_dim)" in out and "max ULP difference 0" in out  # 1250 blocks
+    assert out.count("====== SUMMARY") == 1  # the warm-up run reports nothing
     assert main(["sanitize", "mse_loss_v2", "--shape", "1031", "--reduction", "sum"]) == 0
     trace_path = tmp_path / "t.json"
     assert main(["profile", "mse_loss_v2", "--shape", "40000", "--reduction", "sum",

@@ -4,9 +4,12 @@ summarise what the simulated cores did."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import math
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -87,12 +90,25 @@ def prepare(args: argparse.Namespace) -> tuple[Operator, tuple[int, ...], np.dty
     return op, shape, dtype, inputs, options
 
 
+@contextlib.contextmanager
+def _silent_logs() -> Iterator[None]:
+    """ascsim's log (kernel printf lines, sanitizer reports) says nothing inside the block."""
+    logger = logging.getLogger("ascsim")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def run_and_report(args: argparse.Namespace, **device: Any) -> tuple:
     """Run the op (once to warm the jit, once timed), print what the cores did and how the
     result compares with the op's numpy model. Returns (run, mismatch)."""
     op, shape, dtype, inputs, options = prepare(args)
     with worker_processes(args.workers):
-        op.run(inputs, options, **device)  # compile and warm the numba kernels
+        with _silent_logs():  # its printf lines and sanitizer report come again below
+            op.run(inputs, options, **device)  # compile and warm the numba kernels
         start = time.perf_counter()
         out, run = op.run(inputs, options, **device)
         seconds = time.perf_counter() - start
