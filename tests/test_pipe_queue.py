@@ -185,16 +185,31 @@ def test_alloc_is_round_robin_and_reads_as_dummy() -> None:
         pipe = TPipe()
         q = TQue[QuePosition.VECCALC, 1]()
         pipe.InitBuffer(q, 2, 256)
-        for _ in range(4):
-            t = q.AllocTensor[f32]()
+        for i in range(4):
+            t = q.AllocTensor[f32]() if i < 2 else via(q.AllocTensor[f32])
             seen.append((t.GetPhyAddr(), np.isnan(t.numpy()).all(), (t.ReinterpretCast[uint8_t]()
                          .numpy() == 0xFF).all()))
             A.Duplicate(t, 1.0, 64)
-            q.EnQue(t)
-            q.FreeTensor(q.DeQue[f32]())
+            if i < 2:
+                q.EnQue(t)
+                q.FreeTensor(q.DeQue[f32]())
+            else:  # every queue call from one call site
+                via(q.EnQue, t)
+                via(q.FreeTensor, via(q.DeQue[f32]))
 
-    run(kernel)
+    def via(call, *args):
+        return call(*args)
+
+    r = run(kernel)
     assert seen == [(0, True, True), (256, True, True), (0, True, True), (256, True, True)]
+    # the queue calls' rows name the buffer each call used and their own instruction, also
+    # when every call comes from one call site
+    queue_rows = [(x.name, x.accesses[0].start, x.accesses[0].end, x.lasti)
+                  for x in r.decoded(0) if x.instruction.family == "queue"]
+    names = ["AllocTensor", "EnQue", "DeQue", "FreeTensor"]
+    assert [(n, s, e) for n, s, e, _ in queue_rows] == [
+        (n, b, b + 256) for b in (0, 256, 0, 256) for n in names]
+    assert len({lasti for _, _, _, lasti in queue_rows[8:]}) == 1
 
 
 # ---- implicit flags ---------------------------------------------------------------------------
