@@ -17,7 +17,8 @@ The layers, lowest first (a package counts as one unit, named after its subpacka
 
 0. base: the vocabulary every layer uses: errors, dtypes, numeric conversions, the numba cache
    set-up and compiling ahead in a worker process (prewarm), the core state, hardware profiles,
-   source positions, the C++ mirror tooling and terminal progress.
+   source positions, the C++ mirror tooling, terminal progress and reading rows of Python ints
+   from numba (pyrows).
 1. the instruction model: the registry, the record schema and the packed store of a finished
    core's records (recordstore), faults and findings, and calling and replaying numba work,
    running it deferred in batches (batch), and tracing a launch's cores in forked processes
@@ -45,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1] / "ascsim"
 
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "dtypes", "convert", "_numba_cache", "prewarm", "core", "profile",
-               "source", "mirror", "progress"}),
+               "source", "mirror", "progress", "pyrows"}),
     frozenset({"registry", "records", "recordstore", "findings", "faults", "workcall", "replay",
                "batch", "forked"}),
     frozenset({"memory", "sync", "pipe", "instructions", "debug", "tiling", "syncmode",
