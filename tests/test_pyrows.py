@@ -4,6 +4,8 @@ back untouched (None) for the slower way, with no exception left pending."""
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -68,7 +70,7 @@ def test_the_slow_way_takes_what_struct_takes_and_raises_what_it_raises() -> Non
     assert flat_ints(rows).tolist() == [1, 1, -7, 3]
     store = RecordStore.pack(rows)
     assert list(store) == [(1, 1), (-7, 3)] and not store.flat.flags.writeable
-    with pytest.raises(Exception, match="out of range|format requires"):
+    with pytest.raises(struct.error):
         flat_ints([(1 << 63,)])
 
 
