@@ -4,10 +4,12 @@ A vector or copy call checks its operands and records its row as the eager simul
 sanitize mode: check mode's online checks live in the same front ends), and then, instead of running
 its numba work, appends the row to its core's `Batch`, with a header: which work function with which
 compile-time literals (the call's *kind*) and which GM buffer it touches. Every 256 rows become one
-int64 array, which the launch's `Executor` runs, batches in submission order, on a worker thread,
-each in one nogil numba call (`run_batch`) that calls every row's registry work function through a
-table of the native addresses of its compiled specialisations (the ones eager execution calls),
-while the kernel's Python goes on capturing the next rows on the main thread.
+int64 array, which the launch's `Executor` publishes to a ring that its worker thread reads: the
+worker is one nogil numba call for the whole launch (`serve`), which runs the batches in
+publication order (`run_batch`: every row's registry work function through a table of the native
+addresses of its compiled specialisations, the ones eager execution calls) and sleeps in a read
+of a pipe when it has nothing to do, so it never needs the GIL, while the kernel's Python goes on
+capturing the next rows on the main thread.
 
 The order of the work is the eager order: a row is added at the moment eager execution would run
 its work (after sync.py's pipe-stall logic, which stays in Python: work issued to a stalled pipe
@@ -26,13 +28,15 @@ to the launch snapshot before it is deferred (datacopy._defer_appended).
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import ctypes
 import hashlib
 import importlib
 import os
-import queue
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -61,7 +65,6 @@ _GM_MASK = (1 << _GM_BITS) - 1
 BATCH_ROWS = 256
 # a sync with at most this many rows calls their work one by one (Executor.run_here)
 _INLINE_ROWS = 8
-_SWITCH_INTERVAL = 2e-4  # seconds: the GIL switch interval while a worker runs (Executor)
 # the longest row a kind may have (records.py's rows have 14 to 30 ints)
 MAX_ROW = 64
 # a kind's columns in the kind table: its entry's address, its row length, its literals
@@ -150,6 +153,154 @@ def run_batch(kinds, gm_addresses, gm_bytes, ub, heads, flat):
             return i
         p += kinds[kind, _LEN]
     return heads.size
+
+
+# ---- the worker: a native loop over a ring of published batches --------------------------------
+# A worker that returned to Python between batches needed the GIL each time, which the kernel's
+# thread holds nearly always: it waited for a switch interval per batch (measured: SCE fp32
+# 2^22 spent 45% of its worker's time there, and its launch waited 18 ms at its end for the
+# worker to catch up). So the worker is one nogil call for the whole launch (`serve`), which
+# takes batches from a ring the kernel's thread publishes them to and never needs the GIL.
+# A ring entry: the addresses and lengths of a batch's arrays (kept alive by the Executor
+# until the worker is past them) and of the kind table it was made with.
+_UB, _UB_LEN, _HEADS, _ROWS, _FLAT, _FLAT_LEN, _TABLE, _TABLE_ROWS = range(8)
+_ENTRY = 8
+_RING = 64  # batches published and not yet run, at most (submit waits for room)
+# the control words: batches published (by the kernel's threads) and run (by the worker);
+# stop (set by close); failed (1: a batch's row raised, then the row and its header)
+_PUBLISHED, _RAN, _STOP, _FAILED, _FAILED_ROW, _FAILED_HEAD = range(6)
+_CONTROL = 8
+_SPINS = 2000   # polls of an empty ring before the worker sleeps until woken
+_WAKE_BYTES = 64  # wake-up bytes a sleeping worker drains at a time
+
+
+@intrinsic
+def _load_acquire(typingctx, words, i):
+    """words[i], read with acquire order: what the other thread wrote before it is seen, and
+    the compiler cannot keep the value in a register across polls."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        at = builder.gep(array.data, [args[1]])
+        return builder.load_atomic(at, "acquire", 8)
+    return types.int64(words, i), codegen
+
+
+@intrinsic
+def _store_release(typingctx, words, i, value):
+    """words[i] = value with release order: everything written before is seen first."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        builder.store_atomic(args[2], builder.gep(array.data, [args[1]]), "release", 8)
+        return context.get_dummy_value()
+    return types.none(words, i, value), codegen
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _acquire(words, i):
+    """words[i] read with acquire order, from Python: a plain numpy read may see the worker's
+    count before the memory it wrote (on hardware that reorders loads)."""
+    return _load_acquire(words, i)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _release(words, i, value):
+    """words[i] = value with release order, from Python: the worker sees what this thread
+    wrote before (the ring entry, the batch's arrays) once it sees the value."""
+    _store_release(words, i, value)
+
+
+@intrinsic
+def _array_at(typingctx, address, n, dtype_of):
+    """The C array of n elements at `address` (no owner: the caller keeps the memory alive), of
+    the dtype of the one-element array `dtype_of`."""
+    array_type = types.Array(dtype_of.dtype, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        out = context.make_array(array_type)(context, builder)
+        item = context.get_data_type(array_type.dtype)
+        size = context.get_constant(types.intp, context.get_abi_sizeof(item))
+        context.populate_array(out, data=builder.inttoptr(args[0], item.as_pointer()),
+                               shape=[args[1]], strides=[size], itemsize=size, meminfo=None)
+        return out._getvalue()
+    return array_type(address, n, dtype_of), codegen
+
+
+@intrinsic
+def _table_at(typingctx, address, rows):
+    """The kind table (rows x _COLUMNS int64s) at `address`."""
+    table_type = types.Array(types.int64, 2, "C")
+
+    def codegen(context, builder, signature, args):
+        out = context.make_array(table_type)(context, builder)
+        eight = context.get_constant(types.intp, 8)
+        columns = context.get_constant(types.intp, _COLUMNS)
+        context.populate_array(out, data=builder.inttoptr(args[0], ir.IntType(64).as_pointer()),
+                               shape=[args[1], columns],
+                               strides=[builder.mul(columns, eight), eight], itemsize=eight,
+                               meminfo=None)
+        return out._getvalue()
+    return table_type(address, rows), codegen
+
+
+@intrinsic
+def _block_on(typingctx, read, fd, buffer, n):
+    """read(fd, buffer, n) through the C library's read at address `read`: the worker sleeps
+    in it, without the GIL, until the kernel's thread writes to the wake-up pipe."""
+    def codegen(context, builder, signature, args):
+        i64, i32 = ir.IntType(64), ir.IntType(32)
+        fn_type = ir.FunctionType(i64, [i32, ir.IntType(8).as_pointer(), i64])
+        with builder.if_then(builder.icmp_unsigned("!=", args[0], ir.Constant(i64, 0))):
+            builder.call(builder.inttoptr(args[0], fn_type.as_pointer()),
+                         [builder.trunc(args[1], i32),
+                          builder.inttoptr(args[2], ir.IntType(8).as_pointer()), args[3]])
+        return context.get_dummy_value()
+    return types.none(read, fd, buffer, n), codegen
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def serve(ring, control, gm_addresses, gm_bytes, read, wake_fd, scratch):
+    """The worker: run the ring's batches in publication order until stopped; returns when
+    `control[_STOP]` is set and every published batch has run, or when a row raised (then
+    `control[_FAILED]` is 1). With nothing to run it polls a while, then sleeps in a read of
+    the wake-up pipe `wake_fd` (the kernel's thread writes a byte there after each batch it
+    publishes, and close after setting stop), into `scratch`."""
+    u8 = np.zeros(1, np.uint8)
+    i64 = np.zeros(1, np.int64)
+    idle = 0
+    while True:
+        done = control[_RAN]  # only this thread writes it
+        if done < _load_acquire(control, _PUBLISHED):
+            e = done % ring.shape[0]
+            heads = _array_at(ring[e, _HEADS], ring[e, _ROWS], i64)
+            ran = run_batch(_table_at(ring[e, _TABLE], ring[e, _TABLE_ROWS]), gm_addresses,
+                            gm_bytes, _array_at(ring[e, _UB], ring[e, _UB_LEN], u8), heads,
+                            _array_at(ring[e, _FLAT], ring[e, _FLAT_LEN], i64))
+            if ran < heads.size:
+                control[_FAILED_ROW] = ran
+                control[_FAILED_HEAD] = heads[ran]
+                _store_release(control, _FAILED, 1)
+                return
+            _store_release(control, _RAN, done + 1)
+            idle = 0
+        elif _load_acquire(control, _STOP):
+            return
+        else:
+            idle += 1
+            if idle > _SPINS:
+                # a byte written after a publication wakes it; stale bytes cost a poll each
+                _block_on(read, wake_fd, scratch.ctypes.data, scratch.size)
+
+
+def _read_address() -> int:
+    """The C library's read, for the worker's sleep; 0 where the process has none to find (the
+    worker then polls without sleeping)."""
+    try:
+        return ctypes.cast(ctypes.CDLL(None).read, ctypes.c_void_p).value or 0
+    except (OSError, AttributeError, TypeError):
+        return 0
+
+
+_READ = _read_address()
 
 
 class _Kinds:
@@ -313,13 +464,18 @@ class _Background:
 
 
 def prewarm() -> None:
-    """The background worker (prewarm.py, group "batch"): compile run_batch, then every kind
-    named on standard input, marking each as cached. What it compiles is for the next run,
-    so it yields the CPU to the command that started it, which compiles what it runs now."""
+    """The background worker (prewarm.py, group "batch"): compile run_batch and serve, then
+    every kind named on standard input, marking each as cached. What it compiles is for the
+    next run, so it yields the CPU to the command that started it, which compiles what it runs
+    now."""
     with contextlib.suppress(AttributeError, OSError):
         os.nice(19)
     tiny = np.zeros(0, np.int64)
     run_batch(np.zeros((1, _COLUMNS), np.int64), tiny, tiny, np.zeros(0, np.uint8), tiny, tiny)
+    stopped = np.zeros(_CONTROL, np.int64)
+    stopped[_STOP] = 1
+    serve(np.zeros((_RING, _ENTRY), np.int64), stopped, tiny, tiny, _READ, -1,
+          np.zeros(_WAKE_BYTES, np.uint8))  # returns at once
     _mark_compiled(_RUN_BATCH)
     for line in sys.stdin:
         module, name, a, b, c, row_len = line.split()
@@ -330,8 +486,9 @@ def prewarm() -> None:
 
 
 class Executor:
-    """A launch's worker thread: runs submitted batches in order. `wait` returns when all of
-    them have run (and raises what a batch raised)."""
+    """A launch's worker thread: runs submitted batches in order (`serve`: one nogil call for
+    the whole launch). `wait` returns when all of them have run (and raises what a batch
+    raised)."""
 
     def __init__(self, gm: Sequence[Any]) -> None:
         # memory id k -> GM buffer k's bytes (0: no GM), as addresses: the launch holds them
@@ -341,44 +498,89 @@ class Executor:
         self.gm_addresses = np.array([d.ctypes.data for d in data], np.int64)
         self.gm_bytes = np.array([d.size for d in data], np.int64)
         self._data = data
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._done = threading.Condition()
-        self._pending = 0
-        self._error: BaseException | None = None
+        self._ring = np.zeros((_RING, _ENTRY), np.int64)
+        self._control = np.zeros(_CONTROL, np.int64)
+        self._published = 0
+        self._seen = 0  # batches this thread has seen run (through _acquire)
+        # what the published batches' entries point at, kept alive until they have run
+        self._alive: collections.deque[tuple] = collections.deque()
+        self._lock = threading.Lock()  # kernels on several threads publish one at a time
         self._thread: threading.Thread | None = None
-        self._interval = sys.getswitchinterval()
+        self._wake_read = self._wake_write = -1  # the worker's wake-up pipe (_start)
+        self._reported = False  # a failed batch has been raised once
 
     def submit(self, ub: np.ndarray, heads: list[int], rows: list[tuple]) -> None:
-        """Queue rows (their headers, the rows) to run on `ub`. The rows become one int64
+        """Publish rows (their headers, the rows) to run on `ub`. The rows become one int64
         array here, on the submitting thread (it holds the GIL: the worker could not convert
         them any faster)."""
         flat = flat_ints(rows, writable=True)
-        with self._done:
-            self._pending += 1
-        if self._thread is None:
-            # The worker needs the GIL for a moment between batches, and the kernel's thread
-            # holds it otherwise: at CPython's default 5 ms switch interval the worker would
-            # wait up to 5 ms per batch. 0.2 ms for the launch (measured: LogitGrad fp32 2^24
-            # 0.29 -> 0.22 s on 2 cores); close() restores it.
-            self._interval = sys.getswitchinterval()
-            sys.setswitchinterval(min(self._interval, _SWITCH_INTERVAL))
-            self._thread = threading.Thread(target=self._work, name="ascsim-batch",
-                                            daemon=True)
-            self._thread.start()
-        self._queue.put((ub, np.array(heads, np.int64), flat))
+        head_array = np.array(heads, np.int64)
+        table = _KINDS.table  # the table the headers' kinds are in (a larger one replaces it)
+        with self._lock:
+            if self._thread is None:
+                self._start()
+            n = self._published
+            if n - self._seen >= _RING:
+                self._wait_until(n - _RING + 1)
+            self._forget_run()
+            self._ring[n % _RING] = (ub.ctypes.data, ub.size, head_array.ctypes.data,
+                                     head_array.size, flat.ctypes.data, flat.size,
+                                     table.ctypes.data, len(table))
+            self._alive.append((n, ub, head_array, flat, table))
+            self._published = n + 1
+            _release(self._control, _PUBLISHED, n + 1)  # the worker may take the entry now
+            self._wake()
+
+    def _start(self) -> None:
+        """Start the worker, with its wake-up pipe (made here, in the process that runs the
+        worker: a process forked from this one makes its own)."""
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_write, False)
+        self._thread = threading.Thread(
+            target=serve, name="ascsim-batch", daemon=True,
+            args=(self._ring, self._control, self.gm_addresses, self.gm_bytes, _READ,
+                  self._wake_read, np.zeros(_WAKE_BYTES, np.uint8)))
+        self._thread.start()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError):  # full: the worker has bytes to wake on
+            os.write(self._wake_write, b"w")
 
     def wait(self) -> None:
-        if not self._pending and self._error is None:
-            # nothing submitted has yet to run, as the locked test below would say at this
-            # moment (the worker lowers the count after the work); most syncs of a kernel that
-            # reads UB often find it so (CrossEntropyLoss: 37k of 62k)
+        if self._seen == self._published:
+            # nothing published has yet to run (and none failed: the count stops before a
+            # failed batch); most syncs of a kernel that reads UB often find it so
+            # (CrossEntropyLoss: 37k of 62k)
             return
-        with self._done:
-            while self._pending:
-                self._done.wait()
-            error, self._error = self._error, None
-        if error is not None:
-            raise error
+        self._wait_until(self._published)
+        self._forget_run()
+
+    def _wait_until(self, ran: int) -> None:
+        """Wait (giving the GIL to the kernel's other threads) until `ran` batches have run;
+        raise what the worker's batch raised, once."""
+        control = self._control
+        polls = 0
+        if self._thread is not None:
+            self._wake()  # each publication wakes the worker already; this costs a write
+        while (seen := _acquire(control, _RAN)) < ran:
+            if _acquire(control, _FAILED):
+                if self._reported:
+                    return  # the launch is ending on that error: nothing more will run
+                self._reported = True
+                raise RuntimeError(f"batched work raised on row {control[_FAILED_ROW]} of a "
+                                   f"batch (header {control[_FAILED_HEAD]:#x})")
+            if self._thread is None or not self._thread.is_alive():
+                raise RuntimeError("the batch worker stopped before running every batch")
+            # a sync usually waits for one batch (tens of microseconds): poll, then nap
+            polls += 1
+            time.sleep(0 if polls < 100 else 2e-5)
+        self._seen = seen
+
+    def _forget_run(self) -> None:
+        """Let go of the arrays of the batches that have run."""
+        alive, ran = self._alive, self._seen
+        while alive and alive[0][0] < ran:
+            alive.popleft()
 
     def run_here(self, ub: np.ndarray, heads: list[int], rows: list[tuple]) -> None:
         """Run rows on this thread, after every batch submitted before them: what a sync needs.
@@ -402,31 +604,22 @@ class Executor:
             self.wait()
         finally:
             if self._thread is not None:
-                self._queue.put(None)
+                _release(self._control, _STOP, 1)
+                self._wake()
                 self._thread.join()
                 self._thread = None
-                sys.setswitchinterval(self._interval)
+                os.close(self._wake_read)
+                os.close(self._wake_write)
+                self._alive.clear()
+                if not _KINDS.ran and self._control[_RAN]:
+                    _KINDS.ran = True
+                    _mark_compiled(_RUN_BATCH)
 
     def _run(self, ub: np.ndarray, heads: np.ndarray, flat: np.ndarray) -> None:
         ran = run_batch(_KINDS.table, self.gm_addresses, self.gm_bytes, ub, heads, flat)
-        if not _KINDS.ran:
-            _KINDS.ran = True
-            _mark_compiled(_RUN_BATCH)
         if ran < heads.size:
             raise RuntimeError(f"batched work raised on row {ran} of a batch "
                                f"(header {heads[ran]:#x})")
-
-    def _work(self) -> None:
-        while (item := self._queue.get()) is not None:
-            try:
-                if self._error is None:  # after a failure the rest is not run
-                    self._run(*item)
-            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
-                self._error = e
-            finally:
-                with self._done:
-                    self._pending -= 1
-                    self._done.notify_all()
 
 
 class Batch:

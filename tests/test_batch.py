@@ -42,6 +42,7 @@ from ascsim.ascendc import (
     WaitFlag,
 )
 from ascsim.ascendc import float as f32
+from ascsim.core import current_core
 from ascsim.errors import SimulationError
 from ascsim.runtime import execution_mode
 from ascsim.testing.bothways import BothWaysMismatch, launch_both_ways
@@ -244,17 +245,31 @@ def test_a_sync_runs_the_rows_on_the_kernels_thread(monkeypatch, n_muls):
     monkeypatch.setattr(batch, "run_batch", recording)
     monkeypatch.setattr(batch._KINDS, "calls", [(entry_recording(e), lits)
                                                  for e, lits in batch._KINDS.calls])
+    on_worker = _count_worker_batches(monkeypatch)
     out = np.zeros(256, np.float32)
     ascsim.launch(kernel, 1, x, out)
     np.testing.assert_array_equal(out, x * np.float32(2) ** n_muls)
     here = threading.current_thread()
     # the copy and the Muls at GetValue, on this thread; the copy out at the core's end, on
-    # the worker
+    # the worker (which runs its batches in one native loop, not through run_batch's Python
+    # entry)
     if n_muls + 1 <= batch._INLINE_ROWS:
-        assert ran[:n_muls + 1] == [(here, "entry")] * (n_muls + 1)
+        assert ran == [(here, "entry")] * (n_muls + 1)
     else:
-        assert ran[0] == (here, "batch")
-    assert ran[-1][0] is not here and ran[-1][1] == "batch"
+        assert ran == [(here, "batch")]
+    assert on_worker == [1]
+
+
+def _count_worker_batches(monkeypatch) -> list[int]:
+    """The number of batches the worker ran, one entry per launch (read when it closes)."""
+    counts: list[int] = []
+    close = batch.Executor.close
+
+    def counting(self):
+        close(self)
+        counts.append(int(self._control[batch._RAN]))
+    monkeypatch.setattr(batch.Executor, "close", counting)
+    return counts
 
 
 def test_a_cross_core_point_hands_the_rows_to_the_worker(monkeypatch):
@@ -270,12 +285,75 @@ def test_a_cross_core_point_hands_the_rows_to_the_worker(monkeypatch):
         names.append(threading.current_thread().name)
         return original(*args)
     monkeypatch.setattr(batch, "run_batch", recording)
+    monkeypatch.setattr(batch, "_INLINE_ROWS", -1)  # a row run here would go through run_batch
+    on_worker = _count_worker_batches(monkeypatch)
     x = np.random.default_rng(2).standard_normal(4 * 64).astype(np.float32)
     ws, out = np.zeros_like(x), np.zeros_like(x)
     ascsim.launch(rotate_kernel(), 4, x, ws, out)
     want, _ = _rotate_want(x, 4)
     assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
-    assert names and set(names) == {"ascsim-batch"}
+    assert names == [] and on_worker[0] >= 4  # every core's rows, none on the kernel's thread
+
+
+def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch):
+    """The worker sleeps in a read of its wake-up pipe once the ring has been empty a while
+    (batch.serve); every published batch, and close, must wake it. A core whose Python pauses
+    between batches (longer than the worker polls) gets every batch run, in order."""
+    import time as _time
+    monkeypatch.setattr(batch, "BATCH_ROWS", 2)  # a batch every two rows
+
+    def kernel(x, out):
+        pipe, buf = _pipe_buf()
+        t = buf.Get[f32]()
+        DataCopy(t, _gm(x, f32), 256)
+        SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+        deferring = current_core().batch  # None in pytest --both-ways's eager twin
+        executor = deferring and deferring.executor
+        for i in range(6):
+            Muls(t, t, 2.0, 256)
+            _time.sleep(0.003)  # the worker runs out of work and sleeps
+            if executor and i % 2 == 0:  # the copy and this Muls were published: wake for it
+                deadline = _time.monotonic() + 5
+                while executor._control[batch._RAN] < executor._published:
+                    assert _time.monotonic() < deadline, "the worker did not wake"
+                    _time.sleep(0.001)
+        SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+        DataCopy(_gm(out, f32), t, 256)
+
+    on_worker = _count_worker_batches(monkeypatch)
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    ascsim.launch(kernel, 1, x, out)
+    np.testing.assert_array_equal(out, x * np.float32(64))
+    assert on_worker == [4]  # 8 rows in batches of two
+
+
+def test_a_batch_that_raises_is_reported_once_and_close_returns():
+    """What the worker's failed batch leaves in the control words: the first wait raises it,
+    naming the row and its header; later waits (the launch's close) return."""
+    import threading
+    executor = batch.Executor([])
+    gate = threading.Event()
+    executor._thread = threading.Thread(target=gate.wait)  # a worker that has stopped short
+    executor._thread.start()
+    executor._wake_read, executor._wake_write = os.pipe()
+    try:
+        executor._published = 2
+        control = executor._control
+        control[batch._RAN] = 1
+        control[batch._FAILED_ROW], control[batch._FAILED_HEAD] = 7, 0x305
+        control[batch._FAILED] = 1
+        with pytest.raises(RuntimeError, match="raised on row 7 of a batch .header 0x305"):
+            executor.wait()
+        executor.wait()
+    finally:
+        gate.set()
+        executor._thread.join()
+        os.close(executor._wake_read)
+        os.close(executor._wake_write)
+    executor._thread = None
 
 
 def _stalled_kernel(x, out):
