@@ -464,10 +464,10 @@ class _Background:
 
 
 def prewarm() -> None:
-    """The background worker (prewarm.py, group "batch"): compile run_batch and serve, then
-    every kind named on standard input, marking each as cached. What it compiles is for the
-    next run, so it yields the CPU to the command that started it, which compiles what it runs
-    now."""
+    """The background worker (prewarm.py, group "batch"): compile run_batch, serve and the
+    executor's helpers, then every kind named on standard input, marking each as cached. What
+    it compiles is for the next run, so it yields the CPU to the command that started it,
+    which compiles what it runs now."""
     with contextlib.suppress(AttributeError, OSError):
         os.nice(19)
     tiny = np.zeros(0, np.int64)
@@ -476,6 +476,7 @@ def prewarm() -> None:
     stopped[_STOP] = 1
     serve(np.zeros((_RING, _ENTRY), np.int64), stopped, tiny, tiny, _READ, -1,
           np.zeros(_WAKE_BYTES, np.uint8))  # returns at once
+    _release(stopped, _PUBLISHED, _acquire(stopped, _RAN))  # what Executor calls
     _mark_compiled(_RUN_BATCH)
     for line in sys.stdin:
         module, name, a, b, c, row_len = line.split()
