@@ -553,8 +553,7 @@ class Executor:
             # failed batch); most syncs of a kernel that reads UB often find it so
             # (CrossEntropyLoss: 37k of 62k)
             return
-        self._wait_until(self._published)
-        self._forget_run()
+        self._wait_until(self._published)  # (the arrays are let go of at the next submit)
 
     def _wait_until(self, ran: int) -> None:
         """Wait (giving the GIL to the kernel's other threads) until `ran` batches have run;
@@ -578,7 +577,8 @@ class Executor:
         self._seen = seen
 
     def _forget_run(self) -> None:
-        """Let go of the arrays of the batches that have run."""
+        """Let go of the arrays of the batches that have run (under the lock: kernels on
+        several threads submit)."""
         alive, ran = self._alive, self._seen
         while alive and alive[0][0] < ran:
             alive.popleft()
