@@ -186,23 +186,33 @@ def _pipe_buf(nbytes=8192):
     return pipe, buf
 
 
+def _tile_in(x):
+    """(the pipe, a tile of 256 floats copied in from x and synced for the vector pipe)."""
+    pipe, buf = _pipe_buf()
+    t = buf.Get[f32]()
+    DataCopy(t, _gm(x, f32), 256)
+    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    return pipe, t
+
+
+def _tile_out(out, t):
+    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+    DataCopy(_gm(out, f32), t, 256)
+
+
 def _scaling_kernel(n_muls=1, add_first=True):
     def kernel(x, out):
         """Copy in, `n_muls` Muls, GetValue (Python reads the UB: a sync), then add the value
         read (`add_first`), copy out."""
-        pipe, buf = _pipe_buf()
-        t = buf.Get[f32]()
-        DataCopy(t, _gm(x, f32), 256)
-        SetFlag[HardEvent.MTE2_V](EVENT_ID0)
-        WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+        pipe, t = _tile_in(x)
         for _ in range(n_muls):
             Muls(t, t, 2.0, 256)
         first = t.GetValue(0)  # the deferred Muls have run
         if add_first:
             Adds(t, t, float(first), 256)
-        SetFlag[HardEvent.V_MTE3](EVENT_ID0)
-        WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
-        DataCopy(_gm(out, f32), t, 256)
+        _tile_out(out, t)
     return kernel
 
 
@@ -303,11 +313,7 @@ def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch):
     monkeypatch.setattr(batch, "BATCH_ROWS", 2)  # a batch every two rows
 
     def kernel(x, out):
-        pipe, buf = _pipe_buf()
-        t = buf.Get[f32]()
-        DataCopy(t, _gm(x, f32), 256)
-        SetFlag[HardEvent.MTE2_V](EVENT_ID0)
-        WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+        pipe, t = _tile_in(x)
         deferring = current_core().batch  # None in pytest --both-ways's eager twin
         executor = deferring and deferring.executor
         for i in range(6):
@@ -318,9 +324,7 @@ def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch):
                 while executor._control[batch._RAN] < executor._published:
                     assert _time.monotonic() < deadline, "the worker did not wake"
                     _time.sleep(0.001)
-        SetFlag[HardEvent.V_MTE3](EVENT_ID0)
-        WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
-        DataCopy(_gm(out, f32), t, 256)
+        _tile_out(out, t)
 
     on_worker = _count_worker_batches(monkeypatch)
     x = np.arange(256, dtype=np.float32)
@@ -388,15 +392,9 @@ def test_threads_give_the_eager_bits():
 
 
 def _faulting_kernel(x, out):
-    pipe, buf = _pipe_buf()
-    t = buf.Get[f32]()
-    DataCopy(t, _gm(x, f32), 256)
-    SetFlag[HardEvent.MTE2_V](EVENT_ID0)
-    WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+    pipe, t = _tile_in(x)
     Muls(t, t, 5.0, 256)
-    SetFlag[HardEvent.V_MTE3](EVENT_ID0)
-    WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
-    DataCopy(_gm(out, f32), t, 256)
+    _tile_out(out, t)
     Muls(t, t, 5.0, 1 << 20)  # past the tensor: raises in the fast mode
 
 
