@@ -560,9 +560,10 @@ class Executor:
         raise what the worker's batch raised, once."""
         control = self._control
         polls = 0
-        if self._thread is not None:
+        seen = _acquire(control, _RAN)
+        if seen < ran and self._thread is not None:
             self._wake()  # each publication wakes the worker already; this costs a write
-        while (seen := _acquire(control, _RAN)) < ran:
+        while seen < ran:
             if _acquire(control, _FAILED):
                 if self._reported:
                     return  # the launch is ending on that error: nothing more will run
@@ -574,6 +575,7 @@ class Executor:
             # a sync usually waits for one batch (tens of microseconds): poll, then nap
             polls += 1
             time.sleep(0 if polls < 100 else 2e-5)
+            seen = _acquire(control, _RAN)
         self._seen = seen
 
     def _forget_run(self) -> None:
