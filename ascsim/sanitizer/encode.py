@@ -21,7 +21,7 @@ from ..recordstore import RecordStore
 from ..registry import REGISTRY, AccessPattern, CostKind
 from . import passes as ps
 
-__all__ = ["Encoded", "encode_cores", "pattern_table"]
+__all__ = ["Encoded", "EncodedRun", "encode_cores", "pattern_table"]
 
 _DTYPE_SIZE = np.ones(max(t.code for t in ALL_DTYPES) + 1, np.int64)
 for _t in ALL_DTYPES:
@@ -104,20 +104,52 @@ class Encoded:
         return len(self.cls)
 
 
-def encode_cores(cores: Sequence[CoreState]) -> list[Encoded]:
-    """Every core's arrays. The columns are built once over all the cores' rows: per core,
-    the dozens of numpy calls on a few hundred rows cost more than their work (LogitGrad at
-    2^22: 48 cores of 270 rows)."""
+@dataclass
+class EncodedRun:
+    """Every core's arrays, joined (core c's records are rows_at[c]:rows_at[c + 1] of the
+    record columns, its accesses acc_at[c]:acc_at[c + 1] of the access columns), and each
+    core's own `Encoded` (views into them). The checks that look at every core at once read
+    the joined columns: per core, their numpy calls on a few hundred rows cost more than
+    their work."""
+
+    cores: list[Encoded]
+    rows_at: np.ndarray
+    acc_at: np.ndarray
+    core_of: np.ndarray    # the core index of each record
+    cls: np.ndarray
+    pipe: np.ndarray
+    par: np.ndarray
+    implicit: np.ndarray
+    aoff: np.ndarray       # record -> its first access, in the joined access columns
+    af: np.ndarray
+    am: np.ndarray
+    ast: np.ndarray
+    aen: np.ndarray
+    apat: np.ndarray
+    atomic: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.cls)
+
+
+def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
+    """Every core's arrays. The columns are built once over all the cores' rows (LogitGrad at
+    2^22: 48 cores of 270 rows); what is left per core is slicing."""
     stores = [core.records if isinstance(core.records, RecordStore)
               else RecordStore.pack(core.records) for core in cores]
-    rows_at = np.zeros(len(stores) + 1, np.int64)   # core c's rows: rows_at[c]:rows_at[c + 1]
-    np.cumsum([len(st) for st in stores], out=rows_at[1:])
+    ncores = len(stores)
+    nrows = np.array([len(st) for st in stores], np.int64)
+    rows_at = np.zeros(ncores + 1, np.int64)   # core c's rows: rows_at[c]:rows_at[c + 1]
+    np.cumsum(nrows, out=rows_at[1:])
     ints_at = np.cumsum([0] + [st.flat.size for st in stores])
     off = np.concatenate([st.off[:-1] + base for st, base in zip(stores, ints_at.tolist(),
                                                                   strict=False)]
                          + [ints_at[-1:]])
     cols = rec.Columns(RecordStore(np.concatenate([st.flat for st in stores]), off))
     m = cols.size
+    core_of = np.repeat(np.arange(ncores, dtype=np.int64), nrows)
+    local = np.arange(m, dtype=np.int64) - rows_at[core_of]  # the index in its core
     cls = _dataflow_table()[cols.op] if m else np.zeros(0, np.int64)
     pipe = cols.pipe.copy()
     par = cols.mode
@@ -151,53 +183,60 @@ def encode_cores(cores: Sequence[CoreState]) -> list[Encoded]:
     atomic[atomic_stores(cols)] = True
     cross = _cross_core_table()[cols.op] if m else np.zeros(0, np.bool_)
 
+    for i in np.flatnonzero(repeat_form).tolist():
+        r = cores[core_of[i]].records[local[i]]
+        lo, hi, blk, rep = rec.repeat_geometry(r)
+        P[i, ps.P_SSZ] = _source_size(r)
+        blk = tuple(blk) + (blk[-1],) * (3 - len(blk))
+        rep = tuple(rep) + (rep[-1],) * (3 - len(rep))
+        P[i, ps.P_MLO], P[i, ps.P_MHI] = lo, hi
+        P[i, ps.P_BLK:ps.P_BLK + 3] = blk
+        P[i, ps.P_REP:ps.P_REP + 3] = rep
+        P[i, ps.P_REPEAT] = r[rec.REPEATS]
+        # the lanes it runs: every lane of every repeat, or (Counter mode) the count
+        full = r[rec.REPEATS] * 256 // max(int(dsz[i]), 1)
+        P[i, ps.P_LANES] = r[rec.COUNT] if 0 < r[rec.COUNT] < full else full
+        splits[i] += r[rec.REPEATS] * 8 * int(aoff[i + 1] - aoff[i])
+    for i in np.flatnonzero(cls == ps.C_REDUCE).tolist():
+        # reductions: the nine row params (instructions/reduce.py) and the repeats
+        r = cores[core_of[i]].records[local[i]]
+        P[i, :7] = rec.params_of(r)[:7]
+        P[i, ps.P_REPEAT] = r[rec.REPEATS]
+    subranges = np.concatenate([[0], np.cumsum(splits)])[rows_at]
+
+    # each core's buffer table, joined: core c's are buf_at[c]:buf_at[c + 1]
+    infos = [list(core.buffers) for core in cores]
+    buf_at = np.cumsum([0] + [len(b) for b in infos])
+    joined = [b for bufs in infos for b in bufs]
+    bstart = np.array([b.start for b in joined], np.int64)
+    bend = np.array([b.end for b in joined], np.int64)
+    bque = np.array([b.index >= 0 for b in joined], np.bool_)
+    # the records during which each buffer exists (TPipe.Reset retires buffers)
+    until = np.array([b.until for b in joined], np.int64)
+    blive = np.stack([np.array([b.since for b in joined], np.int64),
+                      np.where(until >= 0, until, np.repeat(nrows, np.diff(buf_at)))], axis=1)
+    order = local.copy()
+    alloc = np.flatnonzero(cls == ps.C_QALLOC)
+    if alloc.size:
+        # the fill of a fresh buffer runs on the pipe that fills its position
+        vecin = np.array([b.position == "VECIN" for b in joined], np.bool_)
+        pipe[alloc] = np.where(vecin[buf_at[core_of[alloc]] + par[alloc]], PIPE_MTE2, PIPE_V)
+        # ... after the allocation's implicit wait (which may stall that pipe): the two
+        # swap places (an allocation is no wait, so no two swaps share a record)
+        alloc = alloc[local[alloc] + 1 < nrows[core_of[alloc]]]
+        alloc = alloc[(cls[alloc + 1] == ps.C_WAIT) & implicit[alloc + 1]]
+        order[alloc], order[alloc + 1] = local[alloc + 1], local[alloc]
+
     out = []
-    for c, core in enumerate(cores):
+    for c in range(ncores):
         r0, r1 = int(rows_at[c]), int(rows_at[c + 1])
         a0, a1 = int(aoff[r0]), int(aoff[r1])
-        records = core.records
-        P_c, pipe_c, par_c, cls_c = P[r0:r1], pipe[r0:r1], par[r0:r1], cls[r0:r1]
-        implicit_c, dsz_c, aoff_c = implicit[r0:r1], dsz[r0:r1], aoff[r0:r1 + 1] - a0
-        order = np.arange(r1 - r0, dtype=np.int64)
-        infos = list(core.buffers)
-        bstart = np.array([b.start for b in infos], np.int64)
-        bend = np.array([b.end for b in infos], np.int64)
-        bque = np.array([b.index >= 0 for b in infos], np.bool_)
-        # the records during which each buffer exists (TPipe.Reset retires buffers)
-        blive = np.array([(b.since, b.until if b.until >= 0 else r1 - r0) for b in infos],
-                         np.int64).reshape(-1, 2)
-        alloc = np.flatnonzero(cls_c == ps.C_QALLOC)
-        if alloc.size:
-            # the fill of a fresh buffer runs on the pipe that fills its position
-            vecin = np.array([b.position == "VECIN" for b in infos], np.bool_)
-            pipe_c[alloc] = np.where(vecin[par_c[alloc]], PIPE_MTE2, PIPE_V)
-            # ... after the allocation's implicit wait (which may stall that pipe): the two
-            # swap places (an allocation is no wait, so no two swaps share a record)
-            alloc = alloc[alloc + 1 < r1 - r0]
-            alloc = alloc[(cls_c[alloc + 1] == ps.C_WAIT) & implicit_c[alloc + 1]]
-            order[alloc], order[alloc + 1] = alloc + 1, alloc
-        subranges = int(splits[r0:r1].sum())
-        for i in np.flatnonzero(repeat_form[r0:r1]).tolist():
-            r = records[i]
-            lo, hi, blk, rep = rec.repeat_geometry(r)
-            P_c[i, ps.P_SSZ] = _source_size(r)
-            blk = tuple(blk) + (blk[-1],) * (3 - len(blk))
-            rep = tuple(rep) + (rep[-1],) * (3 - len(rep))
-            P_c[i, ps.P_MLO], P_c[i, ps.P_MHI] = lo, hi
-            P_c[i, ps.P_BLK:ps.P_BLK + 3] = blk
-            P_c[i, ps.P_REP:ps.P_REP + 3] = rep
-            P_c[i, ps.P_REPEAT] = r[rec.REPEATS]
-            # the lanes it runs: every lane of every repeat, or (Counter mode) the count
-            full = r[rec.REPEATS] * 256 // max(int(dsz_c[i]), 1)
-            P_c[i, ps.P_LANES] = r[rec.COUNT] if 0 < r[rec.COUNT] < full else full
-            subranges += r[rec.REPEATS] * 8 * int(aoff_c[i + 1] - aoff_c[i])
-        for i in np.flatnonzero(cls_c == ps.C_REDUCE).tolist():
-            # reductions: the nine row params (instructions/reduce.py) and the repeats
-            r = records[i]
-            P_c[i, :7] = rec.params_of(r)[:7]
-            P_c[i, ps.P_REPEAT] = r[rec.REPEATS]
-        out.append(Encoded(order, cls_c, pipe_c, cols.count[r0:r1], dsz_c, par_c, implicit_c,
-                           aoff_c, af[a0:a1], am[a0:a1], ast[a0:a1], aen[a0:a1], apat[a0:a1],
-                           P_c, bstart, bend, bque, blive, infos, subranges, atomic[r0:r1],
+        b0, b1 = int(buf_at[c]), int(buf_at[c + 1])
+        out.append(Encoded(order[r0:r1], cls[r0:r1], pipe[r0:r1], cols.count[r0:r1],
+                           dsz[r0:r1], par[r0:r1], implicit[r0:r1], aoff[r0:r1 + 1] - a0,
+                           af[a0:a1], am[a0:a1], ast[a0:a1], aen[a0:a1], apat[a0:a1],
+                           P[r0:r1], bstart[b0:b1], bend[b0:b1], bque[b0:b1], blive[b0:b1],
+                           infos[c], int(subranges[c + 1] - subranges[c]), atomic[r0:r1],
                            cross[r0:r1]))
-    return out
+    return EncodedRun(out, rows_at, aoff[rows_at], core_of, cls, pipe, par, implicit, aoff,
+                      af, am, ast, aen, apat, atomic)

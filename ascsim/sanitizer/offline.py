@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +29,7 @@ from ..registry import REGISTRY
 from ..sync import EVENT_PIPES, flag_name
 from . import passes as ps
 from .crosscore import CoreClocks, internal_records
-from .encode import Encoded, encode_cores
+from .encode import Encoded, EncodedRun, encode_cores
 
 if TYPE_CHECKING:
     from ..runtime import Run
@@ -199,39 +198,55 @@ def _event_findings(core: CoreState, enc: Encoded, ev: np.ndarray, dropped: int,
     return out
 
 
-def _sync_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
+def _core_and_index(run_enc: EncodedRun, i: int) -> tuple[int, int]:
+    """Joined record i -> (its core's index, its index in that core)."""
+    c = int(run_enc.core_of[i])
+    return c, i - int(run_enc.rows_at[c])
+
+
+def _sync_findings(cores: list[CoreState], run_enc: EncodedRun,
+                   positions: list[_Positions]) -> list[Finding]:
     out: list[Finding] = []
-    explicit = ~enc.implicit
-    is_set = (enc.cls == ps.C_SET) & explicit
-    is_wait = (enc.cls == ps.C_WAIT) & explicit
-    # SetFlags nobody waited for: they leak into the next kernel on this core
-    aborted = core.sanitizer is not None and core.sanitizer.aborted
-    if not aborted and any(core.flags):  # (a C loop: most cores end with no flag set)
-        all_sets = np.flatnonzero(enc.cls == ps.C_SET)
-        for flag in compress(range(len(core.flags)), core.flags):
-            sets = all_sets[enc.par[all_sets] == flag]
-            if not sets.size or enc.implicit[sets[-1]]:
-                continue  # last set by a queue call (a FreeTensor's giveback): the TQue owns it
-            rec = int(sets[-1])
-            src, dst = EVENT_PIPES.get(flag >> 3, (0, 0))
-            msg = (f"Unpaired SetFlag<{flag_name(flag)}> from PIPE_{PIPE_NAMES[src]} to "
-                   f"PIPE_{PIPE_NAMES[dst]}: still set when the kernel ended (it leaks into "
-                   "the next kernel on this core)")
-            out.append(_finding(pos, rec, kind="synccheck", severity=WARNING,
-                                check="unpaired SetFlag", message=msg, error=SyncError))
-    # the same SetFlag (WaitFlag) twice in a row on its pipe: the second adds nothing
-    # (each pipe's records in order, pipe by pipe: one sort instead of a pass per pipe)
-    on = np.flatnonzero(enc.pipe < 4)
-    on = on[np.argsort(enc.pipe[on], kind="stable")]
-    a, b = on[:-1], on[1:]
-    same = (enc.pipe[a] == enc.pipe[b]) & (enc.par[a] == enc.par[b]) & (
-        (is_set[a] & is_set[b]) | (is_wait[a] & is_wait[b]))
-    for i in b[same].tolist():
+    cls, pipe, par, implicit = run_enc.cls, run_enc.pipe, run_enc.par, run_enc.implicit
+    # SetFlags nobody waited for: they leak into the next kernel on this core. The last
+    # SetFlag of each (core, flag) says who set it: a queue call's is the TQue's own (the
+    # giveback of a FreeTensor), so only the flags whose last set is explicit are looked at.
+    sets = np.flatnonzero(cls == ps.C_SET)
+    stride = max([len(core.flags) for core in cores] + [int(par[sets].max(initial=-1)) + 1])
+    keys, last = np.unique((run_enc.core_of[sets] * stride + par[sets])[::-1],
+                           return_index=True)  # the last occurrence of each key
+    last = sets[::-1][last]
+    explicit = ~implicit[last]
+    for key, i in zip(keys[explicit].tolist(), last[explicit].tolist(), strict=True):
+        c, flag = divmod(key, stride)
+        core = cores[c]
+        if not core.flags[flag] or (core.sanitizer is not None and core.sanitizer.aborted):
+            continue
+        src, dst = EVENT_PIPES.get(flag >> 3, (0, 0))
+        msg = (f"Unpaired SetFlag<{flag_name(flag)}> from PIPE_{PIPE_NAMES[src]} to "
+               f"PIPE_{PIPE_NAMES[dst]}: still set when the kernel ended (it leaks into "
+               "the next kernel on this core)")
+        out.append(_finding(positions[c], _core_and_index(run_enc, i)[1], kind="synccheck",
+                            severity=WARNING, check="unpaired SetFlag", message=msg,
+                            error=SyncError))
+    # the same SetFlag (WaitFlag) twice in a row on its pipe: the second adds nothing (a pass
+    # per pipe over every core's records, in order)
+    is_set = (cls == ps.C_SET) & ~implicit
+    is_wait = (cls == ps.C_WAIT) & ~implicit
+    repeats = []
+    for p in range(4):
+        on = np.flatnonzero(pipe == p)
+        a, b = on[:-1], on[1:]
+        same = (run_enc.core_of[a] == run_enc.core_of[b]) & (par[a] == par[b]) & (
+            (is_set[a] & is_set[b]) | (is_wait[a] & is_wait[b]))
+        repeats.append(b[same])
+    for i in np.sort(np.concatenate(repeats)).tolist():
+        c, j = _core_and_index(run_enc, i)
         what = "SetFlag" if is_set[i] else "WaitFlag"
-        msg = (f"Redundant {what}<{flag_name(int(enc.par[i]))}>: the same {what} came "
-               f"just before it on PIPE_{PIPE_NAMES[int(enc.pipe[i])]} with nothing in "
+        msg = (f"Redundant {what}<{flag_name(int(par[i]))}>: the same {what} came "
+               f"just before it on PIPE_{PIPE_NAMES[int(pipe[i])]} with nothing in "
                "between")
-        out.append(_finding(pos, i, kind="synccheck", severity=WARNING,
+        out.append(_finding(positions[c], j, kind="synccheck", severity=WARNING,
                             check="redundant sync", message=msg, error=SyncError))
     return out
 
@@ -242,95 +257,108 @@ def _queue_warning(pos: _Positions, rec: int, b: Any, check: str, message: str) 
                     memory=f"UB ({b.name})", start=b.start, end=b.end, error=QueueStateError)
 
 
-def _queue_end_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
+def _queue_end_findings(cores: list[CoreState], run_enc: EncodedRun,
+                        positions: list[_Positions]) -> list[Finding]:
     """Tensors a queue still holds when the kernel ends: EnQue'd and never DeQue'd, so the
     consumer never saw them (and their flag is left set); allocated (or DeQue'd) and never
     freed, reported at their AllocTensor (npuchk's leak check)."""
-    if core.sanitizer is not None and core.sanitizer.aborted:
-        return []
     out: list[Finding] = []
-    # buffer id -> its last EnQue record, its last AllocTensor record (a later pair wins)
-    enque = np.flatnonzero(enc.cls == ps.C_QENQUE)
-    last_enque = dict(zip(enc.par[enque].tolist(), enque.tolist(), strict=True))
-    alloc = np.flatnonzero(enc.cls == ps.C_QALLOC)
-    last_alloc = dict(zip(enc.par[alloc].tolist(), alloc.tolist(), strict=True))
-    for que in core.queues:
-        for index, state in enumerate(que.state):
-            b = que.buffers[index]
-            i = last_alloc.get(b.id)
-            if state not in (ALLOCATED, DEQUEUED) or i is None:
-                continue
-            then = ", EnQue'd and DeQue'd" if state == DEQUEUED else ""
-            msg = (f"{b.name} was allocated{then} and never freed: the kernel ended with the "
-                   "tensor still allocated (FreeTensor it when its last reader is done)")
-            out.append(_queue_warning(pos, i, b, "AllocTensor without FreeTensor", msg))
-        for index, _event_id in que.fifo:
-            b = que.buffers[index]
-            i = last_enque.get(b.id)
-            if i is None:
-                continue
-            msg = (f"EnQue of {b.name} was never DeQue'd: the kernel ended with the tensor still "
-                   "in the queue (its consumer never ran; the enqueue flag stays set)")
-            out.append(_queue_warning(pos, i, b, "EnQue without DeQue", msg))
+    for core, enc, pos in zip(cores, run_enc.cores, positions, strict=True):
+        if core.sanitizer is not None and core.sanitizer.aborted:
+            continue
+        # what the queues still hold: (buffer, its state, or None for an EnQue never
+        # DeQue'd). Most cores hold nothing, and make no numpy call.
+        held = [(que.buffers[index], state) for que in core.queues
+                for index, state in enumerate(que.state) if state in (ALLOCATED, DEQUEUED)]
+        held += [(que.buffers[index], None) for que in core.queues
+                 for index, _event_id in que.fifo]
+        if not enc.size or not held:
+            continue
+        # buffer id -> its last EnQue record, its last AllocTensor record (a later pair wins)
+        enque = np.flatnonzero(enc.cls == ps.C_QENQUE)
+        last_enque = dict(zip(enc.par[enque].tolist(), enque.tolist(), strict=True))
+        alloc = np.flatnonzero(enc.cls == ps.C_QALLOC)
+        last_alloc = dict(zip(enc.par[alloc].tolist(), alloc.tolist(), strict=True))
+        for b, state in held:
+            if state is None:
+                i = last_enque.get(b.id)
+                msg = (f"EnQue of {b.name} was never DeQue'd: the kernel ended with the "
+                       "tensor still in the queue (its consumer never ran; the enqueue flag "
+                       "stays set)")
+                check = "EnQue without DeQue"
+            else:
+                i = last_alloc.get(b.id)
+                then = ", EnQue'd and DeQue'd" if state == DEQUEUED else ""
+                msg = (f"{b.name} was allocated{then} and never freed: the kernel ended with "
+                       "the tensor still allocated (FreeTensor it when its last reader is "
+                       "done)")
+                check = "AllocTensor without FreeTensor"
+            if i is not None:
+                out.append(_queue_warning(pos, i, b, check, msg))
     return out
 
 
-def _reserved_findings(core: CoreState, enc: Encoded, pos: _Positions) -> list[Finding]:
+def _reserved_findings(cores: list[CoreState], run_enc: EncodedRun,
+                       positions: list[_Positions]) -> list[Finding]:
     """A library temp write (Select's on A2) landing in a user buffer."""
-    tmp = core.profile.tmp_ub_offset
-    users = [b for b in enc.buffers if b.end > tmp]
-    if not users:
-        return []
     out: list[Finding] = []
-    temp = np.flatnonzero(enc.apat == ps.PAT_TEMP)
-    rows = np.repeat(np.arange(enc.size), np.diff(enc.aoff))
-    for a, i in zip(temp.tolist(), rows[temp].tolist(), strict=True):
-        lo, hi = int(enc.ast[a]), int(enc.aen[a])
-        for b in users:
-            if b.start < hi and lo < b.end:
-                msg = (f"the library's temp write of {pos(i)[0]} at UB [{lo}, {hi}) lands in "
-                       f"user buffer {b.name} [{b.start}, {b.end}), which is placed over the "
-                       f"region [{tmp}, {core.profile.ub_bytes}) reserved for library temp "
-                       "data: whatever the kernel keeps there is overwritten")
-                out.append(_finding(pos, i, kind="memcheck", severity=ERROR,
-                                    check="buffer over reserved UB", message=msg,
-                                    memory=f"UB ({b.name})", start=max(lo, b.start),
-                                    end=min(hi, b.end), write=True, error=OutOfRangeError))
+    temp = np.flatnonzero(run_enc.apat == ps.PAT_TEMP)  # every core's temp accesses
+    if not temp.size:
+        return out
+    rows = np.repeat(np.arange(run_enc.size), np.diff(run_enc.aoff))[temp]
+    owner = run_enc.core_of[rows]
+    for c in np.unique(owner).tolist():
+        core, pos = cores[c], positions[c]
+        tmp = core.profile.tmp_ub_offset
+        users = [b for b in run_enc.cores[c].buffers if b.end > tmp]
+        mine = owner == c
+        lo_all, hi_all = run_enc.ast[temp[mine]], run_enc.aen[temp[mine]]
+        rec_all = rows[mine] - int(run_enc.rows_at[c])
+        # (access, buffer) pairs that overlap, in access order then buffer order
+        hits = [(k, u) for u, b in enumerate(users)
+                for k in np.flatnonzero((b.start < hi_all) & (lo_all < b.end)).tolist()]
+        for k, u in sorted(hits):
+            b, lo, hi, i = users[u], int(lo_all[k]), int(hi_all[k]), int(rec_all[k])
+            msg = (f"the library's temp write of {pos(i)[0]} at UB [{lo}, {hi}) lands in "
+                   f"user buffer {b.name} [{b.start}, {b.end}), which is placed over the "
+                   f"region [{tmp}, {core.profile.ub_bytes}) reserved for library temp "
+                   "data: whatever the kernel keeps there is overwritten")
+            out.append(_finding(pos, i, kind="memcheck", severity=ERROR,
+                                check="buffer over reserved UB", message=msg,
+                                memory=f"UB ({b.name})", start=max(lo, b.start),
+                                end=min(hi, b.end), write=True, error=OutOfRangeError))
     return out
 
 
-def _gm_accesses(cores: list[CoreState], encoded: list[Encoded], executed: list[np.ndarray]
+def _gm_accesses(cores: list[CoreState], run_enc: EncodedRun, executed: np.ndarray
                  ) -> np.ndarray:
     """(mem, lo, hi, core, record, write, atomic, internal) rows of every core's executed GM
     accesses, clipped (atomic: a UB->GM copy under the DMA atomic mode; internal: a library
-    call's own synchronisation traffic, see sanitizer/crosscore.py). `executed[c]`: which of
-    core c's records ran. One pass over the cores' arrays joined: per core, the numpy calls
-    on a few dozen accesses cost more than their work."""
+    call's own synchronisation traffic, see sanitizer/crosscore.py). `executed`: which of the
+    joined records ran. One pass over the joined columns: per core, the numpy calls on a few
+    dozen accesses cost more than their work."""
     if not cores:
         return np.zeros((0, 8), np.int64)
-    sizes = np.array([enc.size for enc in encoded], np.int64)
-    first = np.zeros(len(cores) + 1, np.int64)  # core c's records: first[c]:first[c + 1]
-    np.cumsum(sizes, out=first[1:])
-    counts = np.concatenate([np.diff(enc.aoff) for enc in encoded])  # accesses per record
-    rec = np.repeat(np.arange(first[-1]), counts)  # the record of each access, all cores
-    am = np.concatenate([enc.am for enc in encoded])
-    sel = (am != 0) & np.concatenate(executed)[rec]
+    first = run_enc.rows_at  # core c's records: first[c]:first[c + 1]
+    rec = np.repeat(np.arange(run_enc.size), np.diff(run_enc.aoff))  # each access's record
+    am = run_enc.am
+    sel = (am != 0) & executed[rec]
     if not sel.any():
         return np.zeros((0, 8), np.int64)
     rec, mem = rec[sel], am[sel]
-    owner = np.repeat(np.arange(len(cores)), sizes)[rec]
+    owner = run_enc.core_of[rec]
     size = np.array([0] + [0 if b is None else b.nbytes for b in cores[0].gm[1:]], np.int64)
-    lo = np.maximum(np.concatenate([enc.ast for enc in encoded])[sel], 0)
-    hi = np.minimum(np.concatenate([enc.aen for enc in encoded])[sel], size[mem])
-    keep = (hi > lo) & (np.concatenate([enc.cls for enc in encoded])[rec] >= ps.C_GET)
-    atomic = np.concatenate([enc.atomic for enc in encoded])[rec]
-    internal = np.zeros(int(first[-1]), np.bool_)
+    lo = np.maximum(run_enc.ast[sel], 0)
+    hi = np.minimum(run_enc.aen[sel], size[mem])
+    keep = (hi > lo) & (run_enc.cls[rec] >= ps.C_GET)
+    atomic = run_enc.atomic[rec]
+    internal = np.zeros(run_enc.size, np.bool_)
     for c, core in enumerate(cores):
         own = internal_records(core)
         if own:
             internal[int(first[c]) + np.fromiter(own, np.int64, len(own))] = True
     block = np.array([core.block_idx for core in cores], np.int64)
-    write = np.concatenate([enc.af for enc in encoded])[sel] & 1
+    write = run_enc.af[sel] & 1
     rows = np.stack([mem, lo, hi, block[owner], rec - first[owner], write, atomic,
                      internal[rec]], axis=1)
     return rows[keep]
@@ -492,14 +520,16 @@ _PASS_THREADS = max(1, min(8, os.cpu_count() or 1))
 
 
 def analyse_run(run: Run, session: Session) -> list[Finding]:
-    """Every offline finding of a finished launch, core by core, then across cores."""
+    """Every offline finding of a finished launch: each core's pass (racecheck, initcheck,
+    queue state), then the checks that read every core's records joined."""
     findings: list[Finding] = []
     positions: list[_Positions] = []
     cross: list[np.ndarray] = []  # per core: which records are cross-core points
     encoded = encode_cores(run.cores)
     # the per-core passes are nogil numba: on threads they run side by side (in core order
     # of their results, so the findings do not depend on the thread count)
-    busy = [(core, enc) for core, enc in zip(run.cores, encoded, strict=True) if enc.size]
+    busy = [(core, enc) for core, enc in zip(run.cores, encoded.cores, strict=True)
+            if enc.size]
     threads = max(1, min(_PASS_THREADS, len(busy)))
     results: list[Any] = [None] * len(busy)
     with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -509,21 +539,19 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
         for t, share in enumerate(shares):
             results[t::threads] = share
     passed = iter(results)
-    ran: list[np.ndarray] = []  # per core: which records executed
-    for core, enc in zip(run.cores, encoded, strict=True):
+    executed = np.zeros(encoded.size, np.bool_)  # which records ran, every core's joined
+    for c, (core, enc) in enumerate(zip(run.cores, encoded.cores, strict=True)):
         cross.append(enc.cross)
         pos = _Positions(core)
         positions.append(pos)
         if enc.size:
-            ev, dropped, executed = next(passed)
+            ev, dropped, ran = next(passed)
             findings += _event_findings(core, enc, ev, dropped, session, pos)
-            findings += _sync_findings(core, enc, pos)
-            findings += _queue_end_findings(core, enc, pos)
-            findings += _reserved_findings(core, enc, pos)
-            ran.append(executed)
-        else:
-            ran.append(np.zeros(0, np.bool_))
-    gm_rows = _gm_accesses(run.cores, encoded, ran)
+            executed[encoded.rows_at[c]:encoded.rows_at[c + 1]] = ran
+    findings += _sync_findings(run.cores, encoded, positions)
+    findings += _queue_end_findings(run.cores, encoded, positions)
+    findings += _reserved_findings(run.cores, encoded, positions)
+    gm_rows = _gm_accesses(run.cores, encoded, executed)
     findings += _multicore_findings(run, session, gm_rows, positions, cross)
     for f in findings:
         f.kernel = session.kernel_name

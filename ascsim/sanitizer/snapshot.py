@@ -54,11 +54,13 @@ def _sparse_copy(data: np.ndarray) -> dict[int, np.ndarray]:
     """The bytes of `data` as {offset: copy} of its chunks that are not all zero: outputs
     and workspaces are mostly fresh zero pages, which then cost a read, not a copy. The copies
     live in pooled memory: an output that reuses freed heap memory holds its garbage, and
-    copying 16 MB of it into fresh pages took 100-190 ms where the reused pages take a few."""
+    copying 16 MB of it into fresh pages took 100-190 ms where the reused pages take a few.
+    Garbage shows in a chunk's first page: only a chunk whose first page is zero is read
+    through before it is copied (16 MB of garbage: about 1 ms less)."""
     out = {}
     for i in range(0, data.size, _CHUNK):
         chunk = data[i:i + _CHUNK]
-        if chunk.any():
+        if chunk[:4096].any() or chunk.any():
             out[i] = pooled_bytes(chunk.size)
             out[i][:] = chunk
     return out
