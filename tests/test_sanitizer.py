@@ -542,3 +542,23 @@ def test_a_short_copy_is_named_as_the_likely_cause() -> None:
     assert f"likely cause: DataCopyPad at tests/bugs/ic_blocklen_elements.py:{copy_line} " \
            "wrote only UB [0, 256) (256 bytes) of the [0, 1024) that Muls reads" in f.message
     assert "256 elements are 1024 bytes" in f.message
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_coverage_gaps_match_a_byte_map(seed):
+    """The uncovered ranges of an output (its writes, never empty, in any order, overlapping
+    or none) are the runs of bytes that no write covers."""
+    from ascsim.sanitizer.offline import _gaps
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 200))
+    n = int(rng.integers(0, 12))
+    lo = rng.integers(0, size, n)
+    hi = np.minimum(lo + rng.integers(1, 40, n), size)
+    covered = np.zeros(size, bool)
+    for a, b in zip(lo, hi, strict=True):
+        covered[a:b] = True
+    # uncovered runs start where `~covered` turns on and end where it turns off
+    turns = np.diff(np.concatenate([[0], ~covered, [0]]).astype(np.int8))
+    want = list(zip(np.flatnonzero(turns == 1).tolist(), np.flatnonzero(turns == -1).tolist(),
+                    strict=True))
+    assert _gaps(lo.astype(np.int64), hi.astype(np.int64), size) == want

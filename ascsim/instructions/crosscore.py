@@ -99,12 +99,14 @@ SOFT_SLOT_BYTES = 32
 class CoreXState:
     """What one core keeps for the cross-core calls (`core.xcore`)."""
 
-    __slots__ = ("sched", "shared", "atomic", "internal", "sys_ws", "soft_epochs", "phase")
+    __slots__ = ("sched", "shared", "atomic", "atomic_used", "internal", "sys_ws",
+                 "soft_epochs", "phase")
 
     def __init__(self, sched: CoreScheduler | None) -> None:
         self.sched = sched
         self.shared: SharedCrossCore | None = None  # the launch's counters and flags
         self.atomic: tuple[int, DType] | None = None    # (ATOMIC_*, T) or None
+        self.atomic_used = False          # the atomic mode was on at some point
         self.internal: set[int] = set()   # records a library call made for its own use
         self.sys_ws: GlobalTensor | None = None          # SetSysWorkspace's base
         self.soft_epochs: dict[tuple[int, int], int] = {}  # (mem, offset) -> soft SyncAlls
@@ -514,7 +516,9 @@ def _set_atomic(op: int, dtype: DType | None, f: Any) -> None:
     ins = ATOMIC_ENTRIES[op] if op else ATOMIC_OFF
     core.records.append(rec.row(ins.id, PIPE_S, f.f_code, f.f_lasti,
                                 dtype.code if dtype is not None else 0, 0, 0, 0, 0, (op,), ()))
-    xstate(core).atomic = (op, dtype) if op else None
+    x = xstate(core)
+    x.atomic = (op, dtype) if op else None
+    x.atomic_used |= bool(op)
 
 
 class _AtomicSetter(dict):

@@ -125,7 +125,9 @@ def order_findings(run: Run, rerun: Callable[[], list[Any]]) -> list[Finding]:
     the kernel again with the reversed core order (`rerun`) and report the GM bytes whose
     values changed: a float sum over cores is not associative, so the hardware, whose order
     across cores is not fixed, may give any of these results."""
+    # a core that never turned the atomic mode on made no atomic store
     stores = [(c, i, core.records[i]) for c, core in enumerate(run.cores)
+              if core.xcore is not None and core.xcore.atomic_used
               for i in atomic_stores(Columns(core.records)).tolist()]
     if not stores:
         return []

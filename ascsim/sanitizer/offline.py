@@ -375,6 +375,11 @@ def _multicore_findings(run: Run, session: Session, rows: np.ndarray,
     for mem in np.unique(race_rows[:, 0]).tolist() if race_rows.size else []:
         sub = race_rows[race_rows[:, 0] == mem]
         sub = sub[np.lexsort((sub[:, 2], sub[:, 1]))]
+        # a pair needs a write, and two accesses that overlap (one starts before the accesses
+        # before it end): most buffers have neither, and the loop below is not needed
+        reach = np.maximum.accumulate(sub[:, 2])
+        if not sub[:, 5].any() or not (sub[1:, 1] < reach[:-1]).any():
+            continue
         name = _memory_name(cores[0], mem)
         pairs: dict[tuple[int, int, bool], list[int]] = {}
         active: list[list[int]] = []
@@ -504,15 +509,15 @@ def _workspace_findings(run: Run, session: Session, rows: np.ndarray, clocks: Co
 
 
 def _gaps(lo: np.ndarray, hi: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """The byte ranges of [0, size) that no [lo, hi) covers, in order."""
     order = np.argsort(lo, kind="stable")
-    gaps: list[tuple[int, int]] = []
-    reach = 0
-    for s, e in zip(lo[order].tolist(), hi[order].tolist(), strict=True):
-        if s > reach:
-            gaps.append((reach, s))
-        reach = max(reach, e)
-    if reach < size:
-        gaps.append((reach, size))
+    lo, hi = lo[order], hi[order]
+    # how far the ranges before each one reach
+    reach = np.maximum.accumulate(np.concatenate([[0], hi]))
+    at = np.flatnonzero(lo > reach[:-1])
+    gaps = list(zip(reach[at].tolist(), lo[at].tolist(), strict=True))
+    if reach[-1] < size:
+        gaps.append((int(reach[-1]), size))
     return gaps
 
 
