@@ -25,7 +25,8 @@ from . import _numba_cache  # noqa: F401  (the cache directory, before any compi
 __all__ = ["GROUPS", "start", "serve", "wait", "marker"]
 
 # group -> the module whose `prewarm()` compiles it (with the signatures its callers use)
-GROUPS = {"timing": "ascsim.timing.schedule", "batch": "ascsim.batch"}
+GROUPS = {"timing": "ascsim.timing.schedule", "batch": "ascsim.batch",
+          "sanitizer": "ascsim.sanitizer.passes"}
 
 _workers: dict[str, subprocess.Popen] = {}
 

@@ -12,6 +12,7 @@ import ascsim
 from ascsim import prewarm
 from ascsim.ascendc import Adds, DataCopy, GlobalTensor, QuePosition, TPipe, TQue
 from ascsim.ascendc import float as f32
+from ascsim.sanitizer import passes
 from ascsim.timing import schedule
 
 N = 256
@@ -42,6 +43,15 @@ def test_the_worker_compiles_the_signatures_the_timeline_uses() -> None:
         assert fn.signatures, f"{fn.__name__} did not run"
         for sig in fn.signatures:
             assert (fn, tuple(sig)) in ahead, f"{fn.__name__}{sig} is not compiled ahead"
+
+
+def test_the_worker_compiles_the_signature_the_sanitizer_uses() -> None:
+    x = np.ones(N, np.float32)
+    ascsim.launch(kernel, 1, x, np.zeros_like(x), sanitize="check")  # (it finds a race)
+    ahead = {(fn, tuple(sig)) for fn, sig in passes.SIGNATURES}
+    assert passes.analyse_core.signatures, "the offline pass did not run"
+    for sig in passes.analyse_core.signatures:
+        assert (passes.analyse_core, tuple(sig)) in ahead, f"analyse_core{sig} is not ahead"
 
 
 def test_every_group_names_a_module_with_prewarm() -> None:

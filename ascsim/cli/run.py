@@ -140,6 +140,8 @@ def run_and_report(args: argparse.Namespace, **device: Any) -> tuple:
 def main(args: argparse.Namespace) -> int:
     if args.timeline:
         prewarm.start("timing")  # the scheduler compiles in a worker while the kernel runs
+    if args.sanitize != "off":
+        prewarm.start("sanitizer")  # and the sanitizer's offline pass
     run, mismatch = run_and_report(args, profile=args.profile, sanitize=args.sanitize,
                                    threads=args.threads)
     if run is not None and args.timeline:

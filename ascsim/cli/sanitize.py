@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from .. import prewarm
 from ..errors import SimulationError
 from .run import add_common, prepare
 
@@ -25,6 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def main(args: argparse.Namespace) -> int:
     op, shape, dtype, inputs, options = prepare(args)
     mode = "strict" if args.strict else "check"
+    prewarm.start("sanitizer")  # the offline pass compiles in a worker while the kernel runs
     try:
         _, run = op.run(inputs, options, profile=args.profile, sanitize=mode,
                         threads=args.threads)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import records
+from .. import prewarm, records
 from ..core import PIPE_NAMES, CoreState
 from ..dtypes import BY_CODE
 from ..errors import (
@@ -531,6 +531,7 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
     positions: list[_Positions] = []
     cross: list[np.ndarray] = []  # per core: which records are cross-core points
     encoded = encode_cores(run.cores)
+    prewarm.wait("sanitizer")  # a worker compiling the pass: load its cache, not compile
     # the per-core passes are nogil numba: on threads they run side by side (in core order
     # of their results, so the findings do not depend on the thread count)
     busy = [(core, enc) for core, enc in zip(run.cores, encoded.cores, strict=True)

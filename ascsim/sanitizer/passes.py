@@ -26,7 +26,7 @@ COPY_BLOCKS block by block, ELEMENTWISE in the repeat form DataBlock by DataBloc
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..core import N_FLAGS
 from ..registry import AccessPattern, Dataflow
@@ -987,3 +987,21 @@ def _run_records(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
                     sp += 1
             else:
                 sp -= 1
+
+
+_I64, _B = types.Array(types.int64, 1, "C"), types.Array(types.boolean, 1, "C")
+_I64_2D = types.Array(types.int64, 2, "C")
+# The argument types offline._pass gives analyse_core (tests/test_prewarm.py holds them to it).
+SIGNATURES = (
+    (analyse_core, ((_I64,) * 12 + (_I64_2D, _I64, _B, types.boolean, types.int64, _I64, _I64,
+                                     _I64, _B, _I64_2D, _I64_2D, _I64, types.int64,
+                                     types.Array(types.uint8, 1, "C")))),
+)
+
+
+def prewarm() -> None:
+    """Compile the offline pass for offline._pass's argument types (ascsim.prewarm runs this in
+    a worker process while a check-mode command runs its kernel: the pass takes about 15 s to
+    compile, the kernel's first run a few)."""
+    for fn, sig in SIGNATURES:
+        fn.compile(sig)
