@@ -305,12 +305,16 @@ def test_a_cross_core_point_hands_the_rows_to_the_worker(monkeypatch):
     assert names == [] and on_worker[0] >= 4  # every core's rows, none on the kernel's thread
 
 
-def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch):
+@pytest.mark.parametrize("can_sleep", [True, False])
+def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch, can_sleep):
     """The worker sleeps in a read of its wake-up pipe once the ring has been empty a while
     (batch.serve); every published batch, and close, must wake it. A core whose Python pauses
-    between batches (longer than the worker polls) gets every batch run, in order."""
+    between batches (longer than the worker polls) gets every batch run, in order. Where the
+    C library's read is not found (`_READ` 0), the worker polls instead: the same holds."""
     import time as _time
     monkeypatch.setattr(batch, "BATCH_ROWS", 2)  # a batch every two rows
+    if not can_sleep:
+        monkeypatch.setattr(batch, "_READ", 0)
 
     def kernel(x, out):
         pipe, t = _tile_in(x)
