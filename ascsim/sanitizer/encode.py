@@ -184,7 +184,7 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
     cross = _cross_core_table()[cols.op] if m else np.zeros(0, np.bool_)
 
     for i in np.flatnonzero(repeat_form).tolist():
-        r = cores[core_of[i]].records[local[i]]
+        r = cols.store[i]
         lo, hi, blk, rep = rec.repeat_geometry(r)
         P[i, ps.P_SSZ] = _source_size(r)
         blk = tuple(blk) + (blk[-1],) * (3 - len(blk))
@@ -199,7 +199,7 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
         splits[i] += r[rec.REPEATS] * 8 * int(aoff[i + 1] - aoff[i])
     for i in np.flatnonzero(cls == ps.C_REDUCE).tolist():
         # reductions: the nine row params (instructions/reduce.py) and the repeats
-        r = cores[core_of[i]].records[local[i]]
+        r = cols.store[i]
         P[i, :7] = rec.params_of(r)[:7]
         P[i, ps.P_REPEAT] = r[rec.REPEATS]
     subranges = np.concatenate([[0], np.cumsum(splits)])[rows_at]
