@@ -51,7 +51,7 @@ from .host import (
     take_tiling_error,
 )
 from .profile import HardwareProfile, load_profile
-from .runtime import Run, launch
+from .runtime import Run, launch, unread_records
 from .tuning import apply_overrides
 
 __all__ = ["aclTensor", "aclOpExecutor", "CREATE_EXECUTOR", "CHECK_RET", "OP_LOGE", "l0op",
@@ -86,15 +86,18 @@ def current_settings() -> Settings:
 
 @contextlib.contextmanager
 def device(profile: str | HardwareProfile | None = None, sanitize: str | None = None,
-           threads: int | None = None) -> Iterator[Settings]:
-    """Run the aclnn calls inside on a given hardware profile / sanitizer mode / thread count."""
+           threads: int | None = None, keep_runs: bool = True) -> Iterator[Settings]:
+    """Run the aclnn calls inside on a given hardware profile / sanitizer mode / thread count.
+    `keep_runs=False`: the caller drops the executors' Runs unread, so their records are not
+    packed (runtime.unread_records)."""
     old = current_settings()
     new = Settings(load_profile(profile) if profile is not None else old.profile,
                    old.sanitize if sanitize is None else sanitize,
                    old.threads if threads is None else int(threads))
     _local.settings = new
     try:
-        yield new
+        with contextlib.nullcontext() if keep_runs else unread_records():
+            yield new
     finally:
         _local.settings = old
 

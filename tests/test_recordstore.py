@@ -252,3 +252,26 @@ def test_sanitizer_findings_are_the_same_from_the_list(name):
     findings = [f.format() for f in analyse_run(run, session)]
     _as_lists(run)
     assert [f.format() for f in analyse_run(run, session)] == findings
+
+
+@pytest.mark.parametrize("op", ["logit_grad", "mse_loss", "sce", "cross_entropy_loss"])
+def test_an_aclnn_call_packs_only_the_records_it_returns(monkeypatch, op):
+    """An aclnn call that returns no Run leaves its records unpacked (nobody reads them:
+    runtime.unread_records); with return_run=True its Run holds RecordStores, and its output
+    is the same."""
+    from kernels_py.cross_entropy_loss import cross_entropy_loss
+    packed: list[int] = []
+    pack = runtime._pack_records
+    monkeypatch.setattr(runtime, "_pack_records",
+                        lambda cores: (packed.append(len(cores)), pack(cores)))
+    x, y = _uniform(4096, 0.05, 0.95), _uniform(4096, -1, 1)
+    call = {"logit_grad": lambda **kw: logit_grad(x, y, -1.0, **kw),
+            "mse_loss": lambda **kw: mse_loss(x, y, "none", **kw),
+            "sce": lambda **kw: binary_cross_entropy_with_logits_backward(y, x, x, **kw),
+            "cross_entropy_loss": lambda **kw: cross_entropy_loss(
+                y.reshape(64, 64), np.arange(64, dtype=np.int64), **kw)}[op]
+    out = call()
+    assert packed == []
+    again, run = call(return_run=True)
+    assert packed and all(isinstance(c.records, RecordStore) for c in run.cores)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(again))

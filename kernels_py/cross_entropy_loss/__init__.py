@@ -63,7 +63,7 @@ def cross_entropy_loss(input: Any, target: Any, weight: Any = None,
     name = reduction_name(reduction)
     ignore_index = integer_arg(ignore_index, "ignore_index")
     label_smoothing = real_arg(label_smoothing, "label_smoothing")
-    with _aclnn.device(profile, sanitize, threads):
+    with _aclnn.device(profile, sanitize, threads, keep_runs=return_run):
         n = (tuple(input.shape) + (0,))[0]
         loss = _empty(input, (n,) if name == "none" else (1,))
         log_prob = _empty(input, tuple(input.shape))

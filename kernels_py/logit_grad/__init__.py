@@ -32,7 +32,7 @@ def logit_grad(x: Any, dy: Any, eps: float = -1.0, return_run: bool = False,
     not a real number."""
     x, dy = tensor_arg(x, "x"), tensor_arg(dy, "dy")
     eps = real_arg(eps, "eps")
-    with _aclnn.device(profile, sanitize, threads):
+    with _aclnn.device(profile, sanitize, threads, keep_runs=return_run):
         out = _aclnn.empty_like(x)
         size, executor = aclnnLogitGradGetWorkspaceSize(x, dy, eps, out)
         aclnnLogitGrad(None, size, executor)

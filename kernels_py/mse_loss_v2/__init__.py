@@ -79,7 +79,7 @@ def mse_loss(self: Any, target: Any, reduction: str | int = "mean", return_run: 
     except ValueError:
         shape = tuple(np.shape(self))  # the API reports the shapes that do not broadcast
     out = _new_out(self, shape if code == 0 else (), dtype)
-    with _aclnn.device(profile, sanitize, threads):
+    with _aclnn.device(profile, sanitize, threads, keep_runs=return_run):
         size, executor = aclnnMseLossGetWorkspaceSize(self, target, code, out)
         aclnnMseLoss(None, size, executor)
     if return_run:

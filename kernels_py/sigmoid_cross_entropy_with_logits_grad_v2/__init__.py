@@ -62,7 +62,7 @@ def binary_cross_entropy_with_logits_backward(
     weight = tensor_arg(weight, "weight", optional=True)
     pos_weight = tensor_arg(pos_weight, "pos_weight", optional=True)
     code = reduction_arg(reduction)
-    with _aclnn.device(profile, sanitize, threads):
+    with _aclnn.device(profile, sanitize, threads, keep_runs=return_run):
         out = _aclnn.empty_like(self, target.dtype)  # self's shape, target's dtype
         size, executor = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
             grad_output, self, target, weight, pos_weight, code, out)
