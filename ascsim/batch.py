@@ -51,8 +51,8 @@ from numba.extending import intrinsic
 from .recordstore import flat_ints
 from .workcall import NO_GM, compile_work, work_signature
 
-__all__ = ["Batch", "Executor", "kind_of", "compile_in_background", "raise_flag", "EAGER",
-           "BATCH_ROWS", "MAX_ROW"]
+__all__ = ["Batch", "Executor", "kind_of", "compile_in_background", "EAGER", "BATCH_ROWS",
+           "MAX_ROW"]
 
 _BYTES = types.Array(types.uint8, 1, "C")
 
@@ -207,13 +207,6 @@ def _release(words, i, value):
     """words[i] = value with release order, from Python: the worker sees what this thread
     wrote before (the ring entry, the batch's arrays) once it sees the value."""
     _store_release(words, i, value)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def raise_flag(flag):
-    """flag[0] = 1 with release order: what the caller wrote before is seen by whoever sees
-    the flag (Executor.fence)."""
-    _store_release(flag, 0, 1)
 
 
 @intrinsic
@@ -516,19 +509,6 @@ class Executor:
         self._thread: threading.Thread | None = None
         self._wake_read = self._wake_write = -1  # the worker's wake-up pipe (_start)
         self._reported = False  # a failed batch has been raised once
-        # threads whose work must end before the batches submitted after them run, and those
-        # batches, held back meanwhile (fence)
-        self._fences: collections.deque[threading.Thread] = collections.deque()
-        self._held: collections.deque[tuple] = collections.deque()
-
-    def fence(self, work: threading.Thread, done: np.ndarray) -> None:
-        """Hold the batches submitted from now on until thread `work` raises `done` (an int64
-        array: raise_flag): the launch snapshot copies a GM buffer on a thread while the
-        kernel goes on, and the write that made it copy is in one of them
-        (sanitizer/snapshot.py). A sync waits for the thread. (The flag, not the thread's
-        end: a thread back from nogil work waits for the GIL, up to a switch interval.)"""
-        with self._lock:
-            self._fences.append((work, done))
 
     def submit(self, ub: np.ndarray, heads: list[int], rows: list[tuple]) -> None:
         """Publish rows (their headers, the rows) to run on `ub`. The rows become one int64
@@ -538,42 +518,19 @@ class Executor:
         head_array = np.array(heads, np.int64)
         table = _KINDS.table  # the table the headers' kinds are in (a larger one replaces it)
         with self._lock:
-            if (self._fences or self._held) and not self._publish_held(wait=False):
-                self._held.append((ub, head_array, flat, table))
-                return
-            self._publish(ub, head_array, flat, table)
-
-    def _publish_held(self, wait: bool) -> bool:
-        """Publish the held batches, in order, once every fence is down (`wait`: wait for
-        their threads); False while one is up (only when not waiting). Under the lock."""
-        fences = self._fences
-        while fences:
-            work, done = fences[0]
-            if wait:
-                work.join()
-            elif not _acquire(done, 0):
-                return False
-            fences.popleft()
-        while self._held:
-            self._publish(*self._held.popleft())
-        return True
-
-    def _publish(self, ub: np.ndarray, head_array: np.ndarray, flat: np.ndarray,
-                 table: np.ndarray) -> None:
-        """Hand a batch to the worker (under the lock)."""
-        if self._thread is None:
-            self._start()
-        n = self._published
-        if n - self._seen >= _RING:
-            self._wait_until(n - _RING + 1)
-        self._forget_run()
-        self._ring[n % _RING] = (ub.ctypes.data, ub.size, head_array.ctypes.data,
-                                 head_array.size, flat.ctypes.data, flat.size,
-                                 table.ctypes.data, len(table))
-        self._alive.append((n, ub, head_array, flat, table))
-        self._published = n + 1
-        _release(self._control, _PUBLISHED, n + 1)  # the worker may take the entry now
-        self._wake()
+            if self._thread is None:
+                self._start()
+            n = self._published
+            if n - self._seen >= _RING:
+                self._wait_until(n - _RING + 1)
+            self._forget_run()
+            self._ring[n % _RING] = (ub.ctypes.data, ub.size, head_array.ctypes.data,
+                                     head_array.size, flat.ctypes.data, flat.size,
+                                     table.ctypes.data, len(table))
+            self._alive.append((n, ub, head_array, flat, table))
+            self._published = n + 1
+            _release(self._control, _PUBLISHED, n + 1)  # the worker may take the entry now
+            self._wake()
 
     def _start(self) -> None:
         """Start the worker, with its wake-up pipe (made here, in the process that runs the
@@ -591,9 +548,6 @@ class Executor:
             os.write(self._wake_write, b"w")
 
     def wait(self) -> None:
-        if self._fences or self._held:
-            with self._lock:
-                self._publish_held(wait=True)
         if self._seen == self._published:
             # nothing published has yet to run (and none failed: the count stops before a
             # failed batch); most syncs of a kernel that reads UB often find it so

@@ -326,7 +326,7 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             core.batch = Batch(executor, core.ub)
     _trace.attach(cores)
     if snapshot is not None:
-        snapshot.attach(cores, executor)
+        snapshot.attach(cores)
     order = [cores[i] for i in sequence]
     start = time.perf_counter()
     # The records are tens of thousands of small tuples: the cyclic GC would rescan them again

@@ -244,19 +244,10 @@ def test_atomic_order_is_validated():
                       atomic_order="random")
 
 
-@pytest.mark.parametrize("slow_copy", [False, True])
-def test_order_check_reruns_from_the_launch_time_bytes(monkeypatch, slow_copy):
+def test_order_check_reruns_from_the_launch_time_bytes():
     """The atomic-order re-run starts from GM as it was at launch, although the snapshot of a
     buffer is taken only when its first write comes (sanitizer/snapshot.py): out starts
-    non-zero, and only the bytes whose float sum depends on the core order differ. The copy
-    runs on a thread beside the kernel: with a slow one, the atomic writes wait for it."""
-    import time
-
-    import ascsim.sanitizer.snapshot as snapshot
-    if slow_copy:
-        copy = snapshot._copy_nonzero_chunks
-        monkeypatch.setattr(snapshot, "_copy_nonzero_chunks",
-                            lambda *args: (time.sleep(0.05), copy(*args)))
+    non-zero, and only the bytes whose float sum depends on the core order differ."""
     cores, n = 8, 64
     rng = np.random.default_rng(5)
     x = (rng.standard_normal((cores, n)) * 10.0 ** rng.integers(-4, 5, (cores, n))).astype(
@@ -300,7 +291,7 @@ def test_snapshot_copies_only_written_buffers_and_their_aliases():
     assert kept[2] is gm[2].data  # never written: the buffer itself
     snap.before_write(rec.copy_row(copy, 3, None, 0, 0, 8, 1, 8, 8, 8, rec.W, 3, 0, 8, 0, 0, 0,
                                    8))
-    assert snap.copies[3].chunks() == {}  # all zero: nothing kept
+    assert snap.copies[3] == {}  # all zero: nothing kept
     other[:] = 5
     assert np.array_equal(snap.originals()[2], np.zeros(8, np.uint8))
 
@@ -311,46 +302,20 @@ def test_snapshot_copies_live_in_pooled_memory_that_the_next_launch_reuses():
     import gc
 
     from ascsim.core import pooled_bytes
-    from ascsim.sanitizer.snapshot import _CHUNK, _Copy
-
-    def sparse_copy(data):
-        copy = _Copy(data)
-        copy.run()
-        return copy.chunks()
+    from ascsim.sanitizer.snapshot import _CHUNK, _sparse_copy
 
     data = np.zeros(2 * _CHUNK + 5, np.uint8)
     data[3], data[-1] = 7, 9  # the first and the short last chunk hold bytes, the middle none
-    copies = sparse_copy(data)
+    copies = _sparse_copy(data)
     assert sorted(copies) == [0, 2 * _CHUNK]
     assert copies[0][3] == 7 and copies[0].size == _CHUNK and copies[2 * _CHUNK].tolist() == [
         0, 0, 0, 0, 9]
-    def mapping(a):  # the memory under an array
-        while isinstance(a, np.ndarray):
-            a = a.base
-        return a.obj
-
-    memory = mapping(copies[0])
+    memory = copies[0].base.obj  # the mapping under the copy
     data[3] = 1
     assert copies[0][3] == 7  # a copy, not a view
     del copies
     gc.collect()
-    assert mapping(pooled_bytes(data.size)) is memory
-    # a last chunk with bytes in its whole words and past them: copied whole
-    data = np.zeros(_CHUNK + 13, np.uint8)
-    data[_CHUNK + 2], data[-1] = 4, 6
-    copies = sparse_copy(data)
-    assert sorted(copies) == [_CHUNK] and np.array_equal(copies[_CHUNK], data[_CHUNK:])
-    # bytes only past the last whole word: their chunk is kept, with its zero words
-    data = np.zeros(_CHUNK + 13, np.uint8)
-    data[-1] = 3
-    before = pooled_bytes(data.size)
-    before[:] = 0xAA  # the pool hands this block out again, garbage and all
-    del before
-    gc.collect()
-    copies = sparse_copy(data)
-    assert sorted(copies) == [_CHUNK] and np.array_equal(copies[_CHUNK], data[_CHUNK:])
-    assert sparse_copy(np.zeros(5, np.uint8)) == {}
-    assert sparse_copy(np.full(5, 2, np.uint8))[0].tolist() == [2] * 5
+    assert pooled_bytes(_CHUNK).base.obj is memory
 
 
 def _assert_hooked(snapshot, row, when):
@@ -417,8 +382,8 @@ def test_every_gm_write_reaches_the_snapshot_first(monkeypatch, name):
     add = ascsim.batch.Batch.add
     watched = []
 
-    def attach_checking(self, cores, executor=None):
-        attach(self, cores, executor)
+    def attach_checking(self, cores):
+        attach(self, cores)
         for core in cores:
             core.records = _HookCheckingRecords(self)
         watched.append(self)

@@ -19,15 +19,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
-from ..batch import raise_flag
 from ..core import MEM_UB, pooled_bytes
 from ..records import HEADER, NPARAM, W
 from ..registry import REGISTRY
 
 if TYPE_CHECKING:
-    from ..batch import Executor
     from ..core import CoreState
     from ..memory import GmBuffer
 
@@ -53,62 +50,20 @@ _WRITES_GM: dict[int, bool] = {}  # instruction id -> may_write_gm
 _CHUNK = 1 << 20
 
 
-class _Copy:
-    """The launch-time bytes of one GM buffer, as the copies of its chunks that are not all
-    zero (`chunks()`): outputs and workspaces are mostly fresh zero pages, which then cost a
-    read, not a copy. The copies are views of one pooled block: an output that reuses freed
-    heap memory holds its garbage, and copying 16 MB of it into fresh pages took 100-190 ms
-    where reused pages take a few (a fresh block's pages that no chunk is copied to are never
-    touched). `work` is the copy: one nogil call, which a thread may make while the kernel's
-    thread goes on; it raises `done` when it has read the buffer."""
-
-    def __init__(self, data: np.ndarray) -> None:
-        self.block = pooled_bytes(data.size)
-        self.words = data.size // 8 * 8
-        self.copied = np.zeros((data.size + _CHUNK - 1) // _CHUNK, np.uint8)
-        self.done = np.zeros(1, np.int64)
-        words, block = self.words, self.block
-        self.work = (_copy_nonzero_chunks, (data[:words].view(np.uint64),
-                                            block[:words].view(np.uint64), data[words:],
-                                            block[words:], _CHUNK // 8, self.copied, self.done))
-
-    def run(self) -> None:
-        fn, args = self.work
-        fn(*args)
-
-    def chunks(self) -> dict[int, np.ndarray]:
-        """{offset: copy} of the chunks that are not all zero (after `run`)."""
-        block = self.block
-        return {k * _CHUNK: block[k * _CHUNK:(k + 1) * _CHUNK]
-                for k in np.flatnonzero(self.copied).tolist()}
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _copy_nonzero_chunks(src: np.ndarray, dst: np.ndarray, src_tail: np.ndarray,
-                         dst_tail: np.ndarray, chunk: int, copied: np.ndarray,
-                         done: np.ndarray) -> None:
-    """dst = src for every `chunk` words of src that are not all zero (copied[k] = 1 for
-    chunk k), the bytes past the last whole word (`src_tail`) going with the last chunk; then
-    done[0] = 1. The search stops at the first word that is not zero: heap garbage is found at
-    once, and only a chunk of zeros is read through."""
-    for k in range(copied.size):
-        start, stop = k * chunk, min((k + 1) * chunk, src.size)
-        for i in range(start, stop):
-            if src[i] != 0:
-                for j in range(start, stop):
-                    dst[j] = src[j]
-                copied[k] = 1
-                break
-    tail = False
-    for i in range(src_tail.size):
-        dst_tail[i] = src_tail[i]
-        tail |= src_tail[i] != 0
-    last = copied.size - 1
-    if tail and not copied[last]:  # bytes in the tail: its chunk is kept, zero words and all
-        for j in range(last * chunk, src.size):
-            dst[j] = src[j]
-        copied[last] = 1
-    raise_flag(done)
+def _sparse_copy(data: np.ndarray) -> dict[int, np.ndarray]:
+    """The bytes of `data` as {offset: copy} of its chunks that are not all zero: outputs
+    and workspaces are mostly fresh zero pages, which then cost a read, not a copy. The copies
+    live in pooled memory: an output that reuses freed heap memory holds its garbage, and
+    copying 16 MB of it into fresh pages took 100-190 ms where the reused pages take a few.
+    Garbage shows in a chunk's first page: only a chunk whose first page is zero is read
+    through before it is copied (16 MB of garbage: about 1 ms less)."""
+    out = {}
+    for i in range(0, data.size, _CHUNK):
+        chunk = data[i:i + _CHUNK]
+        if chunk[:4096].any() or chunk.any():
+            out[i] = pooled_bytes(chunk.size)
+            out[i][:] = chunk
+    return out
 
 
 class LaunchSnapshot:
@@ -116,11 +71,9 @@ class LaunchSnapshot:
 
     def __init__(self, gm: Sequence[GmBuffer | None]) -> None:
         self.gm = list(gm)
-        # memory id -> its launch-time bytes
-        self.copies: dict[int, _Copy] = {}
+        # memory id -> its launch-time bytes, as the chunks that are not zero
+        self.copies: dict[int, dict[int, np.ndarray]] = {}
         self.lock = threading.Lock()  # cores on threads may write a buffer first together
-        self.executor: Executor | None = None  # a deferring launch's: copies run beside it
-        self.copying: list[threading.Thread] = []
         live = [(k + 1, b.data) for k, b in enumerate(self.gm) if b is not None]
         self.group = {k: [j for j, other in live if j == k or np.may_share_memory(data, other)]
                       for k, data in live}
@@ -133,45 +86,27 @@ class LaunchSnapshot:
                 self._copy(mem)
 
     def _copy(self, mem: int) -> None:
-        """Copy buffer `mem` (and the buffers it overlaps). In a deferring launch a thread
-        copies while the kernel's thread goes on (16 MB: about 2 ms); the executor holds back
-        the batches submitted from now on, the write among them, until the copy has read the
-        buffer."""
         with self.lock:
             for k in self.group.get(mem, ()):
-                if k in self.copies:
-                    continue
-                copy = self.copies[k] = _Copy(self.gm[k - 1].data)
-                if self.executor is None:
-                    copy.run()
-                    continue
-                fn, args = copy.work
-                thread = threading.Thread(target=fn, args=args, name="ascsim-snapshot",
-                                          daemon=True)
-                thread.start()
-                self.copying.append(thread)
-                self.executor.fence(thread, copy.done)
+                if k not in self.copies:
+                    self.copies[k] = _sparse_copy(self.gm[k - 1].data)
 
     def originals(self) -> list[np.ndarray | None]:
         """Every buffer's launch-time bytes (the buffer itself when nothing wrote it)."""
-        for thread in self.copying:  # (the launch's end has waited for them already)
-            thread.join()
         out: list[np.ndarray | None] = []
         for k, b in enumerate(self.gm):
-            copy = self.copies.get(k + 1)
-            if b is None or copy is None:
+            chunks = self.copies.get(k + 1)
+            if b is None or chunks is None:
                 out.append(None if b is None else b.data)
                 continue
             data = np.zeros(b.nbytes, np.uint8)
-            for i, chunk in copy.chunks().items():
+            for i, chunk in chunks.items():
                 data[i:i + chunk.size] = chunk
             out.append(data)
         return out
 
-    def attach(self, cores: list[CoreState], executor: Executor | None = None) -> None:
-        """Copy what each GM-writing record of these cores writes first, from now on
-        (`executor`: the launch's, when its cores defer their work)."""
-        self.executor = executor
+    def attach(self, cores: list[CoreState]) -> None:
+        """Copy what each GM-writing record of these cores writes first, from now on."""
         for core in cores:
             core.gm_watch = self.before_write
 
