@@ -606,8 +606,9 @@ class TQueBind(metaclass=_QueMeta):
                 f"AllocTensor on {self.name}: all {len(buffers)} buffer(s) are in use "
                 f"({busy} allocated and not freed); on hardware this call would hang",
                 core=core.block_idx), f)
-        if core.sanitizer is not None:
-            busy = sum(1 for s in state if s != FREE_STATE)
+        # (a queue of at most 4 buffers cannot have 4 others outstanding: the count is skipped)
+        if core.sanitizer is not None and len(state) > MAX_TENSOR_POSITION_ALLOC:
+            busy = len(state) - state.count(FREE_STATE)
             if busy >= MAX_TENSOR_POSITION_ALLOC:
                 fault(core, QueueStateError(
                     f"AllocTensor on {self.name}: {busy + 1} tensors allocated and not freed; "
