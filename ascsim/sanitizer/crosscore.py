@@ -47,6 +47,11 @@ class CoreClocks:
         n = len(cores)
         self.n = n
         self.cuts: list[np.ndarray] = []       # per core: its cross-core record indices
+        if candidates is not None and not any(len(c) for c in candidates):
+            self.any = False  # no cross-core record at all: nothing orders the cores
+            self.cuts = [np.zeros(0, np.int64)] * n
+            self.vc = [np.full((1, n), -1, np.int64)] * n  # (shared: never written)
+            return
         roles: list[list[tuple[str, int]]] = []
         for c, core in enumerate(cores):
             cut, rl = [], []

@@ -133,20 +133,27 @@ class EncodedRun:
         return len(self.cls)
 
 
-def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
-    """Every core's arrays. The columns are built once over all the cores' rows (LogitGrad at
-    2^22: 48 cores of 270 rows); what is left per core is slicing."""
-    stores = [core.records if isinstance(core.records, RecordStore)
-              else RecordStore.pack(core.records) for core in cores]
-    ncores = len(stores)
-    nrows = np.array([len(st) for st in stores], np.int64)
-    rows_at = np.zeros(ncores + 1, np.int64)   # core c's rows: rows_at[c]:rows_at[c + 1]
-    np.cumsum(nrows, out=rows_at[1:])
+def _joined_store(records: list[Sequence[tuple]]) -> RecordStore:
+    """Every core's rows, in core order, as one store: lists (a launch whose Run nobody keeps
+    leaves them unpacked) are packed in one call, stores are joined."""
+    if all(type(r) is list for r in records):
+        return RecordStore.pack([row for rows in records for row in rows])
+    stores = [r if isinstance(r, RecordStore) else RecordStore.pack(r) for r in records]
     ints_at = np.cumsum([0] + [st.flat.size for st in stores])
     off = np.concatenate([st.off[:-1] + base for st, base in zip(stores, ints_at.tolist(),
                                                                   strict=False)]
                          + [ints_at[-1:]])
-    cols = rec.Columns(RecordStore(np.concatenate([st.flat for st in stores]), off))
+    return RecordStore(np.concatenate([st.flat for st in stores]), off)
+
+
+def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
+    """Every core's arrays. The columns are built once over all the cores' rows (LogitGrad at
+    2^22: 48 cores of 270 rows); what is left per core is slicing."""
+    ncores = len(cores)
+    nrows = np.array([len(core.records) for core in cores], np.int64)
+    rows_at = np.zeros(ncores + 1, np.int64)   # core c's rows: rows_at[c]:rows_at[c + 1]
+    np.cumsum(nrows, out=rows_at[1:])
+    cols = rec.Columns(_joined_store([core.records for core in cores]))
     m = cols.size
     core_of = np.repeat(np.arange(ncores, dtype=np.int64), nrows)
     local = np.arange(m, dtype=np.int64) - rows_at[core_of]  # the index in its core
