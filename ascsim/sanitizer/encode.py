@@ -107,14 +107,13 @@ class Encoded:
 @dataclass
 class EncodedRun:
     """Every core's arrays, joined (core c's records are rows_at[c]:rows_at[c + 1] of the
-    record columns, its accesses acc_at[c]:acc_at[c + 1] of the access columns), and each
-    core's own `Encoded` (views into them). The checks that look at every core at once read
-    the joined columns: per core, their numpy calls on a few hundred rows cost more than
-    their work."""
+    record columns, and their accesses aoff[rows_at[c]]:aoff[rows_at[c + 1]] of the access
+    columns), and each core's own `Encoded` (views into them). The checks that look at every
+    core at once read the joined columns: per core, their numpy calls on a few hundred rows
+    cost more than their work."""
 
     cores: list[Encoded]
     rows_at: np.ndarray
-    acc_at: np.ndarray
     core_of: np.ndarray    # the core index of each record
     cls: np.ndarray
     pipe: np.ndarray
@@ -245,5 +244,5 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
                            P[r0:r1], bstart[b0:b1], bend[b0:b1], bque[b0:b1], blive[b0:b1],
                            infos[c], int(subranges[c + 1] - subranges[c]), atomic[r0:r1],
                            cross[r0:r1]))
-    return EncodedRun(out, rows_at, aoff[rows_at], core_of, cls, pipe, par, implicit, aoff,
-                      af, am, ast, aen, apat, atomic)
+    return EncodedRun(out, rows_at, core_of, cls, pipe, par, implicit, aoff, af, am, ast, aen,
+                      apat, atomic)
