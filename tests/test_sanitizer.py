@@ -562,3 +562,27 @@ def test_coverage_gaps_match_a_byte_map(seed):
     want = list(zip(np.flatnonzero(turns == 1).tolist(), np.flatnonzero(turns == -1).tolist(),
                     strict=True))
     assert _gaps(lo.astype(np.int64), hi.astype(np.int64), size) == want
+
+
+def test_end_of_kernel_findings_name_their_own_core_and_record():
+    """The end-of-kernel checks read every core's records joined: each finding still names its
+    core and the record's index in that core. Core c runs c Duplicates first, so its records
+    sit at other indices than its neighbours'; core 1 leaves its flag set, core 2 repeats a
+    WaitFlag."""
+    def kernel():
+        pipe, buf = _ub()
+        t = buf.Get[float]()
+        for _ in range(GetBlockIdx()):
+            Duplicate(t, 1.0, 8)
+        SetFlag[HardEvent.V_MTE3](EVENT_ID1)
+        WaitFlag[HardEvent.V_MTE3](EVENT_ID1)
+        if GetBlockIdx() == 1:
+            SetFlag[HardEvent.V_MTE3](EVENT_ID0)  # never waited for
+        if GetBlockIdx() == 2:
+            WaitFlag[HardEvent.V_MTE3](EVENT_ID1)  # nothing set it again: redundant
+    run = ascsim.launch(kernel, 3, sanitize="check")
+    got = {(f.check, f.core): f for f in run.findings if f.kind == "synccheck"}
+    assert set(got) >= {("unpaired SetFlag", 1), ("redundant sync", 2)}, run.report()
+    for (_, core), f in got.items():
+        assert run.decoded(core)[f.serial].name == f.instruction
+    assert got["unpaired SetFlag", 1].serial == len(run.decoded(1)) - 1
