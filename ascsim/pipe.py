@@ -32,6 +32,7 @@ import sys
 from collections.abc import Callable
 from enum import IntEnum
 from functools import partial
+from types import CodeType
 from typing import Any
 
 from numba import njit
@@ -67,6 +68,7 @@ from .registry import (
     CostKind,
     CppDecl,
     Dataflow,
+    Instruction,
     Operand,
     Signature,
     Work,
@@ -76,11 +78,14 @@ from .sync import (
     BARRIER,
     EVENT_PIPES,
     NUM_EVENT_IDS,
+    SET,
+    WAIT,
     HardEvent,
-    defer_on_pipe,
     eager_instead,
     record_set,
     record_wait,
+    set_recorded,
+    wait_recorded,
 )
 
 __all__ = ["TPipe", "TQue", "TQueBind", "TBuf", "QuePosition", "TPosition", "GetTPipePtr",
@@ -527,6 +532,8 @@ class TQueBind(metaclass=_QueMeta):
         self.free_id = [-1] * len(infos)      # event id of a pending free event per buffer
         self.next = 0                         # round-robin allocation cursor
         self.fifo = []
+        # call site -> its rows (see _site); buffers of an earlier InitBuffer had other rows
+        self.sites: dict[tuple[int, int, int], tuple[CodeType, tuple, dict[int, tuple]]] = {}
         # the implicit events as (event, source pipe, destination pipe): EnQue -> DeQue, and
         # FreeTensor -> the next AllocTensor of the buffer
         enq, free = _queue_events(self.position, self.dst)
@@ -588,9 +595,35 @@ class TQueBind(metaclass=_QueMeta):
                                          core=self.core.block_idx if self.core else None), f)
         return -1
 
-    # The four queue calls below run several times per tile in every queue-based kernel: each
-    # builds its row with one constructor call, takes event ids from a table (_LOWEST_FREE)
-    # and finds the tensor's buffer by its index, with the error paths unchanged.
+    # The four queue calls below run several times per tile in every queue-based kernel. A call
+    # site (the kernel line, the buffer) always gives the same access row and, for a given flag,
+    # the same implicit sync row: `sites` keeps them (rows are immutable tuples, and one row
+    # object may sit in the records any number of times), so a call builds no row after its
+    # first. Event ids come from a table (_LOWEST_FREE); the tensor's buffer is found by its
+    # index; the error paths are unchanged.
+
+    def _site(self, ins: Instruction, f, i: int) -> tuple[CodeType, tuple, dict[int, tuple]]:
+        """(code, access row, {flag: implicit sync row}) of queue call `ins` on buffer `i` from
+        the kernel line of frame `f`."""
+        code = f.f_code
+        key = (ins.id, f.f_lasti, i)
+        site = self.sites.get(key)
+        if site is None or site[0] is not code:
+            b = self.buffers[i]
+            flags = rec.W if ins is ALLOC else rec.R
+            site = self.sites[key] = (code, _access_row(ins.id, PIPE_S, code, f.f_lasti, 0, 0,
+                                                        b.id, 0, flags, MEM_UB, b.start, b.end),
+                                      {})
+        return site
+
+    @staticmethod
+    def _sync_of(site: tuple, f, set_: bool, pipe: int, flag: int) -> tuple:
+        """The implicit SetFlag (or WaitFlag) row of `flag` on `pipe` at `site`."""
+        row = site[2].get(flag)
+        if row is None:
+            row = site[2][flag] = rec.sync_row(SET.id if set_ else WAIT.id, pipe, site[0],
+                                               f.f_lasti, flag, 1)
+        return row
 
     def _alloc(self, dtype: DType) -> LocalTensor:
         f = sys._getframe(1)
@@ -616,25 +649,28 @@ class TQueBind(metaclass=_QueMeta):
                     "a hang on NPU)", core=core.block_idx), f)
         self.next = (i + 1) % len(buffers)
         b = buffers[i]
-        code, lasti = f.f_code, f.f_lasti
-        row = _access_row(ALLOC.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.W, MEM_UB, b.start,
-                          b.end)
+        site = self._site(ALLOC, f, i)
+        row = site[1]
         core.records.append(row)
-        if self.fixed_ids is not None:  # depth 0: always the one reserved free id
+        fixed = self.fixed_ids
+        event_id = self.free_id[i] if fixed is None else fixed[1]  # depth 0: the reserved id
+        if event_id >= 0:  # wait for the FreeTensor of this buffer (implicit flag)
             event, _, dst = self.giveback
-            record_wait(core, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code, lasti, 1)
-            self.free_pending = False
-        else:
-            event_id = self.free_id[i]
-            if event_id >= 0:  # wait for the FreeTensor of this buffer (implicit flag)
-                event, _, dst = self.giveback
-                record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
+            flag = event * NUM_EVENT_IDS + event_id
+            wait_recorded(core, self._sync_of(site, f, False, dst, flag), dst, flag)
+            if fixed is None:
                 pool = core.event_pool
                 pool[event] = pool.get(event, 0) & ~(1 << event_id)  # _release_id
                 self.free_id[i] = -1
-        header = EAGER if core.batch is None else _fill_header(core.dummy, len(row))
-        if header >= 0:
-            defer_on_pipe(core, self.fill_pipe, header, row)
+            else:
+                self.free_pending = False
+        batch = core.batch
+        header = EAGER if batch is None else _fill_header(core.dummy, len(row))
+        if header >= 0:  # defer_on_pipe, inline
+            if core.stalled & (1 << self.fill_pipe):
+                core.backlog[self.fill_pipe].append((batch.add, (header, row)))
+            else:
+                batch.add(header, row)
         elif core.stalled & (1 << self.fill_pipe):
             core.backlog[self.fill_pipe].append((_fill, (core, b.start, b.end)))
         else:
@@ -648,7 +684,10 @@ class TQueBind(metaclass=_QueMeta):
         f = sys._getframe(1)
         if self.pipe_destroyed:
             self._check_live("EnQue", f)
-        i = self._buffer_of(tensor, "EnQue", f)
+        origin = getattr(tensor, "origin", None)  # _buffer_of, its first test inline
+        i = origin.index if type(origin) is BufferInfo else -1
+        if not (0 <= i < len(self.buffers) and self.buffers[i] is origin):
+            i = self._buffer_of(tensor, "EnQue", f)
         if i < 0:
             return False
         core = self.core
@@ -663,16 +702,15 @@ class TQueBind(metaclass=_QueMeta):
             fault(core, QueueStateError(
                 f"EnQue on {self.name}: depth {self.depth} already holds {len(fifo)} "
                 "tensor(s) not yet dequeued (the queue is full)", core=core.block_idx), f)
-        b = self.buffers[i]
-        code, lasti = f.f_code, f.f_lasti
-        core.records.append(_access_row(ENQUE.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.R,
-                                        MEM_UB, b.start, b.end))
+        site = self._site(ENQUE, f, i)
+        core.records.append(site[1])
         event, src, dst = self.handoff
         if self.fixed_ids is not None:
             event_id = self.fixed_ids[0]
         else:
             event_id = _alloc_id(core, event, f)
-        record_set(core, src, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
+        flag = event * NUM_EVENT_IDS + event_id
+        set_recorded(core, self._sync_of(site, f, True, src, flag), src, dst, flag)
         self.state[i] = ENQUEUED
         fifo.append((i, event_id))
         return True
@@ -689,11 +727,11 @@ class TQueBind(metaclass=_QueMeta):
         i, event_id = self.fifo.pop(0)
         core = self.core
         b = self.buffers[i]
-        code, lasti = f.f_code, f.f_lasti
-        core.records.append(_access_row(DEQUE.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.R,
-                                        MEM_UB, b.start, b.end))
+        site = self._site(DEQUE, f, i)
+        core.records.append(site[1])
         event, _, dst = self.handoff
-        record_wait(core, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
+        flag = event * NUM_EVENT_IDS + event_id
+        wait_recorded(core, self._sync_of(site, f, False, dst, flag), dst, flag)
         if self.fixed_ids is None:
             pool = core.event_pool
             pool[event] = pool.get(event, 0) & ~(1 << event_id)  # _release_id
@@ -704,7 +742,10 @@ class TQueBind(metaclass=_QueMeta):
         f = sys._getframe(1)
         if self.pipe_destroyed:
             self._check_live("FreeTensor", f)
-        i = self._buffer_of(tensor, "FreeTensor", f)
+        origin = getattr(tensor, "origin", None)  # _buffer_of, its first test inline
+        i = origin.index if type(origin) is BufferInfo else -1
+        if not (0 <= i < len(self.buffers) and self.buffers[i] is origin):
+            i = self._buffer_of(tensor, "FreeTensor", f)
         if i < 0:
             return
         core = self.core
@@ -718,17 +759,16 @@ class TQueBind(metaclass=_QueMeta):
                 f"FreeTensor of {self.buffers[i].name} while it is enqueued (DeQue it first)",
                 check="FreeTensor while enqueued",
                 core=core.block_idx), f)  # check mode: ignored
-        b = self.buffers[i]
-        code, lasti = f.f_code, f.f_lasti
-        core.records.append(_access_row(FREE.id, PIPE_S, code, lasti, 0, 0, b.id, 0, rec.R,
-                                        MEM_UB, b.start, b.end))
+        site = self._site(FREE, f, i)
+        core.records.append(site[1])
         event, src, dst = self.giveback
-        if self.fixed_ids is not None:
-            record_set(core, src, dst, event * NUM_EVENT_IDS + self.fixed_ids[1], code, lasti, 1)
+        fixed = self.fixed_ids
+        event_id = fixed[1] if fixed is not None else _alloc_id(core, event, f)
+        flag = event * NUM_EVENT_IDS + event_id
+        set_recorded(core, self._sync_of(site, f, True, src, flag), src, dst, flag)
+        if fixed is not None:
             self.free_pending = True
         else:
-            event_id = _alloc_id(core, event, f)
-            record_set(core, src, dst, event * NUM_EVENT_IDS + event_id, code, lasti, 1)
             self.free_id[i] = event_id
         self.state[i] = FREE_STATE
 

@@ -372,7 +372,12 @@ def record_set(core: CoreState, src: int, dst: int, flag: int, code: CodeType, l
                implicit: int) -> None:
     """Record a checked SetFlag and execute it on its source pipe (every SetFlag ends here);
     `code` is the kernel line's code object."""
-    core.records.append(_sync_row(_SET_ID, src, code, lasti, flag, implicit))
+    set_recorded(core, _sync_row(_SET_ID, src, code, lasti, flag, implicit), src, dst, flag)
+
+
+def set_recorded(core: CoreState, row: tuple, src: int, dst: int, flag: int) -> None:
+    """`record_set` with its row already built (a queue call keeps its rows per call site)."""
+    core.records.append(row)
     if core.stalled & (1 << src):
         core.backlog[src].append((_do_set, (core, flag, dst, len(core.records) - 1)))
     elif core.flags[flag] or core.waiting[dst] == flag:
@@ -384,7 +389,12 @@ def record_set(core: CoreState, src: int, dst: int, flag: int, code: CodeType, l
 def record_wait(core: CoreState, dst: int, flag: int, code: CodeType, lasti: int,
                 implicit: int) -> None:
     """Record a checked WaitFlag and execute it on its destination pipe."""
-    core.records.append(_sync_row(_WAIT_ID, dst, code, lasti, flag, implicit))
+    wait_recorded(core, _sync_row(_WAIT_ID, dst, code, lasti, flag, implicit), dst, flag)
+
+
+def wait_recorded(core: CoreState, row: tuple, dst: int, flag: int) -> None:
+    """`record_wait` with its row already built."""
+    core.records.append(row)
     if core.stalled & (1 << dst):
         core.backlog[dst].append((_do_wait, (core, flag, dst)))
     elif core.flags[flag]:

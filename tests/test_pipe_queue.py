@@ -281,6 +281,52 @@ def test_veccalc_queue_uses_mte2_mte3_flags() -> None:
     ]
 
 
+def _cycle_a(q: TQue) -> None:
+    t = q.AllocTensor[f32]()
+    q.EnQue(t)
+    q.FreeTensor(q.DeQue[f32]())
+
+
+def _cycle_b(q: TQue) -> None:  # the same bytecode as _cycle_a: its calls sit at equal offsets
+    t = q.AllocTensor[f32]()
+    q.EnQue(t)
+    q.FreeTensor(q.DeQue[f32]())
+
+
+def test_queue_rows_name_their_own_call_site() -> None:
+    """A queue keeps its rows per call site (TQueBind._site): calls from two functions at the
+    same bytecode offsets still name their own function, each buffer its own range, and a
+    queue initialised again after TPipe.Reset its new buffers."""
+    def kernel():
+        pipe = TPipe()
+        q = TQue[QuePosition.VECIN, 1]()
+        pipe.InitBuffer(q, 1, 256)
+        _cycle_a(q)
+        _cycle_b(q)
+        _cycle_a(q)
+        pipe.Reset()
+        pipe.InitBuffer(q, 2, 512)
+        _cycle_a(q)   # buffer 0
+        _cycle_a(q)   # buffer 1
+
+    rows = [(r.name, r.code.co_name, r.lasti, r.accesses[0].start if r.accesses else None,
+             r.accesses[0].end if r.accesses else None, r.mode)
+            for r in run(kernel).decoded(0) if r.code.co_name.startswith("_cycle")]
+    assert [(name, fn, start, end) for name, fn, _, start, end, _ in rows
+            if start is not None] == [
+        (name, fn, start, end)
+        for fn, start, end in (("_cycle_a", 0, 256), ("_cycle_b", 0, 256), ("_cycle_a", 0, 256),
+                               ("_cycle_a", 0, 512), ("_cycle_a", 512, 1024))
+        for name in ("AllocTensor", "EnQue", "DeQue", "FreeTensor")]
+    offsets = {(name, lasti) for name, _, lasti, *_ in rows}
+    assert len(offsets) == 8  # 4 calls, 4 flags: the two functions' calls share their offsets
+    # the implicit flags keep their own event ids: the second buffer's free flag is id 1
+    assert [mode & 7 for name, _, _, start, _, mode in rows
+            if name == "SetFlag" and start is None] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert [fn for name, fn, *_ in rows if name == "WaitFlag"] == [
+        "_cycle_a", "_cycle_b", "_cycle_b", "_cycle_a", "_cycle_a", "_cycle_a", "_cycle_a"]
+
+
 def test_explicit_and_implicit_flags_share_the_semaphores() -> None:
     """A queue's pending free event is a real flag: a kernel that also sets V_MTE2 id 0 by hand
     before it is waited for sets it twice."""
