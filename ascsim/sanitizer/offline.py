@@ -364,6 +364,43 @@ def _gm_accesses(cores: list[CoreState], run_enc: EncodedRun, executed: np.ndarr
     return rows[keep]
 
 
+def race_pairs(sub: np.ndarray, clocks: CoreClocks) -> dict[tuple[int, int, bool], list[int]]:
+    """The unordered cross-core pairs among one GM buffer's accesses `sub` (the rows of
+    `_gm_accesses`, sorted by start then end): (first core, second core, both write) -> [hull
+    start, hull end, first core's record, second core's record, their write flags] of the
+    pair that the sweep meets first (accesses in start order; for each, the open ones in the
+    order they opened), the hull spanning every such pair's overlap."""
+    pairs: dict[tuple[int, int, bool], list[int]] = {}
+    # the accesses still open, by (core, write, atomic): an access only meets the groups of
+    # other cores that can race with it, so a core that touches the same bytes thousands of
+    # times (a per-tile output, atomic adds) costs no scan of its own accesses
+    groups: dict[tuple[int, int, int], list[list[int]]] = {}
+    for seq, r in enumerate(sub.tolist()):
+        _, lo, hi, c, rec, w, atom, _ = r
+        found = []
+        for (gc, gw, gatom), group in groups.items():
+            if gc == c or not (w or gw):
+                continue
+            if atom and gatom:
+                continue  # two atomic writes: the hardware serialises them
+            group[:] = [a for a in group if a[2] > lo]  # starts only grow: closed for good
+            # unless a SyncAll or a cross-core flag orders them
+            found += [a for a in group if not clocks.ordered(a[3], a[4], c, rec)]
+        found.sort(key=lambda a: a[8])  # in the order the accesses opened
+        for a in found:
+            first, second = (a, r) if a[3] < c else (r, a)
+            both = bool(first[5] and second[5])
+            key = (first[3], second[3], both)
+            s, e = max(lo, a[1]), min(hi, a[2])
+            hit = pairs.get(key)
+            if hit is None:
+                pairs[key] = [s, e, first[4], second[4], first[5], second[5]]
+            else:
+                hit[0], hit[1] = min(hit[0], s), max(hit[1], e)
+        groups.setdefault((c, w, atom), []).append(r + [seq])
+    return pairs
+
+
 def _multicore_findings(run: Run, session: Session, rows: np.ndarray,
                         positions: list[_Positions], cross: list[np.ndarray]
                         ) -> list[Finding]:
@@ -381,28 +418,7 @@ def _multicore_findings(run: Run, session: Session, rows: np.ndarray,
         if not sub[:, 5].any() or not (sub[1:, 1] < reach[:-1]).any():
             continue
         name = _memory_name(cores[0], mem)
-        pairs: dict[tuple[int, int, bool], list[int]] = {}
-        active: list[list[int]] = []
-        for r in sub.tolist():
-            _, lo, hi, c, rec, w, atom, _ = r
-            active = [a for a in active if a[2] > lo]
-            for a in active:
-                if a[3] == c or not (w or a[5]):
-                    continue
-                if atom and a[6]:
-                    continue  # two atomic writes: the hardware serialises them
-                if clocks.ordered(a[3], a[4], c, rec):
-                    continue  # a SyncAll or a cross-core flag orders them
-                first, second = (a, r) if a[3] < c else (r, a)
-                both = bool(first[5] and second[5])
-                key = (first[3], second[3], both)
-                s, e = max(lo, a[1]), min(hi, a[2])
-                hit = pairs.get(key)
-                if hit is None:
-                    pairs[key] = [s, e, first[4], second[4], first[5], second[5]]
-                else:
-                    hit[0], hit[1] = min(hit[0], s), max(hit[1], e)
-            active.append(r)
+        pairs = race_pairs(sub, clocks)
         for (ca, cb, both), (s, e, ra, rb, wa, _wb) in sorted(pairs.items()):
             pa, pb = positions[ca], positions[cb]
             if both:

@@ -34,30 +34,50 @@ def _name(f: Finding) -> str:
     return f"the {f.check} at {f.py}" if f.py else f"the {f.check}"
 
 
-def _cause(f: Finding, roots: list[Finding]) -> Finding | None:
-    """The root finding `f` follows from, or None when `f` is a root cause itself."""
-    same_core = [r for r in roots if r.core == f.core and r is not f]
-    if f.check == "output not covered":
-        return next((r for r in roots if r.severity == ERROR and r.check != f.check), None)
-    if f.check == "deadlock":
-        return next((r for r in roots if r.severity == ERROR and r.check != "deadlock"
-                     and (r.core != f.core or (r.serial or 0) <= (f.serial or 0))), None)
-    if f.check in _LEFT_BEHIND:
-        return next((r for r in same_core if r.check == "deadlock"), None)
-    if f.check == "out of range":
-        return next((r for r in same_core if r.check == "UB capacity"
-                     and (r.serial or 0) <= (f.serial or 0)), None)
-    return None
+class _Causes:
+    """Which root a finding follows from. The candidates of each rule are gathered once, so a
+    report of many findings (a race in every tile) costs a lookup per finding, not a scan of
+    every root."""
+
+    def __init__(self, roots: list[Finding]) -> None:
+        errors = [r for r in roots if r.severity == ERROR]
+        self.first_error = {check: next((r for r in errors if r.check != check), None)
+                            for check in ("output not covered", "deadlock")}
+        self.errors_not_deadlock = [r for r in errors if r.check != "deadlock"]
+        self.deadlock_of: dict[int | None, Finding] = {}   # core -> its first deadlock
+        self.capacity_of: dict[int | None, list[Finding]] = {}  # core -> its UB capacity ones
+        for r in roots:
+            if r.check == "deadlock":
+                self.deadlock_of.setdefault(r.core, r)
+            elif r.check == "UB capacity":
+                self.capacity_of.setdefault(r.core, []).append(r)
+
+    def of(self, f: Finding) -> Finding | None:
+        """The root finding `f` follows from, or None when `f` is a root cause itself."""
+        if f.check == "output not covered":
+            return self.first_error["output not covered"]
+        if f.check == "deadlock":
+            first = self.first_error["deadlock"]
+            if first is None or first.core != f.core:
+                return first
+            return next((r for r in self.errors_not_deadlock
+                         if r.core != f.core or (r.serial or 0) <= (f.serial or 0)), None)
+        if f.check in _LEFT_BEHIND:
+            return self.deadlock_of.get(f.core)
+        if f.check == "out of range":
+            return next((r for r in self.capacity_of.get(f.core, ())
+                         if (r.serial or 0) <= (f.serial or 0)), None)
+        return None
 
 
 def root_causes_first(findings: list[Finding]) -> list[Finding]:
     """`findings` in the order to fix them: root causes by (severity, core, serialNo, kind,
     check), then the follow-ons, each marked with the finding it follows from."""
     ordered = sorted(findings, key=sort_key)
-    roots = [f for f in ordered if not f.follows]
+    causes = _Causes([f for f in ordered if not f.follows])
     marked = []
     for f in ordered:
-        cause = None if f.follows else _cause(f, roots)
+        cause = None if f.follows else causes.of(f)
         marked.append(dataclasses.replace(f, follows=_name(cause)) if cause else f)
     # one pass: a finding names its direct cause, which may itself be a follow-on (a deadlock
     # after an error, the flags that deadlock left set)
