@@ -58,6 +58,7 @@ from types import CodeType
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from .core import MEM_UB, PIPE_NAMES
 from .dtypes import BY_CODE, DType
@@ -402,6 +403,33 @@ def decode(rec: tuple, index: int = -1) -> Record:
 
 # ---- columns ----------------------------------------------------------------------------------
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _decode(flat: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Columns' arrays in one pass over the packed rows: the header fields (HEADER x rows,
+    a contiguous row per field), each row's first access (rows + 1 offsets) and the accesses'
+    flags, memory, start, end, row and index among their row's (6 x accesses)."""
+    m = off.size - 1
+    head = np.empty((HEADER, m), np.int64)
+    acc_off = np.empty(m + 1, np.int64)
+    acc_off[0] = 0
+    for i in range(m):
+        base = off[i]
+        for k in range(HEADER):
+            head[k, i] = flat[base + k]
+        acc_off[i + 1] = acc_off[i] + (off[i + 1] - base - HEADER - head[NPARAM, i]) // _ACCESS
+    acc = np.empty((6, acc_off[m]), np.int64)
+    for i in range(m):
+        p = off[i] + HEADER + head[NPARAM, i]
+        for k in range(acc_off[i + 1] - acc_off[i]):
+            j = acc_off[i] + k
+            for c in range(_ACCESS):
+                acc[c, j] = flat[p + c]
+            acc[4, j] = i
+            acc[5, j] = k
+            p += _ACCESS
+    return head, acc_off, acc
+
+
 class Columns:
     """One core's rows as numpy columns (each built on first use), read straight from the
     packed rows (`recordstore.RecordStore`; a list of rows is packed first): the header fields
@@ -413,18 +441,19 @@ class Columns:
         self.store = rows if isinstance(rows, RecordStore) else RecordStore.pack(rows)
         self.size = len(self.store)
 
-    def _field(self, field: int) -> np.ndarray:
-        return self.store.flat[self.store.off[:-1] + field]
+    @cached_property
+    def _decoded(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return _decode(self.store.flat, self.store.off)
 
-    op = cached_property(lambda self: self._field(OP))
-    pipe = cached_property(lambda self: self._field(PIPE))
-    code = cached_property(lambda self: self._field(CODE))
-    dtype = cached_property(lambda self: self._field(DTYPE))
-    count = cached_property(lambda self: self._field(COUNT))
-    repeats = cached_property(lambda self: self._field(REPEATS))
-    mode = cached_property(lambda self: self._field(MODE))
-    scalar = cached_property(lambda self: self._field(SCALAR))
-    nparam = cached_property(lambda self: self._field(NPARAM))
+    op = cached_property(lambda self: self._decoded[0][OP])
+    pipe = cached_property(lambda self: self._decoded[0][PIPE])
+    code = cached_property(lambda self: self._decoded[0][CODE])
+    dtype = cached_property(lambda self: self._decoded[0][DTYPE])
+    count = cached_property(lambda self: self._decoded[0][COUNT])
+    repeats = cached_property(lambda self: self._decoded[0][REPEATS])
+    mode = cached_property(lambda self: self._decoded[0][MODE])
+    scalar = cached_property(lambda self: self._decoded[0][SCALAR])
+    nparam = cached_property(lambda self: self._decoded[0][NPARAM])
 
     @cached_property
     def params(self) -> np.ndarray:
@@ -438,32 +467,14 @@ class Columns:
         np.cumsum(self.nparam, out=off[1:])
         return off
 
-    @cached_property
-    def acc_off(self) -> np.ndarray:
-        off = np.zeros(self.size + 1, np.int64)
-        np.cumsum((np.diff(self.store.off) - HEADER - self.nparam) // _ACCESS, out=off[1:])
-        return off
-
-    @cached_property
-    def _acc_pos(self) -> np.ndarray:
-        """The position in `store.flat` of each access's first int."""
-        row = self.acc_row
-        return self.store.off[row] + HEADER + self.nparam[row] + _ACCESS * self.acc_index
-
-    acc_flags = cached_property(lambda self: self.store.flat[self._acc_pos])
-    acc_mem = cached_property(lambda self: self.store.flat[self._acc_pos + 1])
-    acc_start = cached_property(lambda self: self.store.flat[self._acc_pos + 2])
-    acc_end = cached_property(lambda self: self.store.flat[self._acc_pos + 3])
-
-    @cached_property
-    def acc_row(self) -> np.ndarray:
-        """The row of each access."""
-        return np.repeat(np.arange(self.size, dtype=np.int64), np.diff(self.acc_off))
-
-    @cached_property
-    def acc_index(self) -> np.ndarray:
-        """Each access's position among its row's accesses (its memory operand index)."""
-        return np.arange(self.acc_row.size, dtype=np.int64) - self.acc_off[self.acc_row]
+    acc_off = cached_property(lambda self: self._decoded[1])
+    acc_flags = cached_property(lambda self: self._decoded[2][0])
+    acc_mem = cached_property(lambda self: self._decoded[2][1])
+    acc_start = cached_property(lambda self: self._decoded[2][2])
+    acc_end = cached_property(lambda self: self._decoded[2][3])
+    # the row of each access, and its position among its row's (its memory operand index)
+    acc_row = cached_property(lambda self: self._decoded[2][4])
+    acc_index = cached_property(lambda self: self._decoded[2][5])
 
     def param(self, k: int, default: int = 0) -> np.ndarray:
         """Param k of every row (`default` where a row has fewer)."""

@@ -184,9 +184,9 @@ def test_a_row_appended_after_the_launch_is_kept():
 
 def _list_columns(rows: list[tuple]) -> dict[str, list]:
     """The columns as the list-based Columns built them, one row at a time."""
-    fields = {"op": rec.OP, "pipe": rec.PIPE, "dtype": rec.DTYPE, "count": rec.COUNT,
-              "repeats": rec.REPEATS, "mode": rec.MODE, "scalar": rec.SCALAR,
-              "nparam": rec.NPARAM}
+    fields = {"op": rec.OP, "pipe": rec.PIPE, "code": rec.CODE, "dtype": rec.DTYPE,
+              "count": rec.COUNT, "repeats": rec.REPEATS, "mode": rec.MODE,
+              "scalar": rec.SCALAR, "nparam": rec.NPARAM}
     out: dict[str, list] = {name: [r[f] for r in rows] for name, f in fields.items()}
     out["params"] = [p for r in rows for p in rec.params_of(r)]
     out["param_off"] = np.cumsum([0] + [len(rec.params_of(r)) for r in rows]).tolist()
