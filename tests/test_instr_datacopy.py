@@ -177,6 +177,20 @@ def test_datacopy_ub_to_ub_runs_on_v_and_rounds_down() -> None:
 
     def body(ub):
         A.DataCopy(tensor(ub, UB0, half), tensor(ub, UB0 + 8192, half), 40)   # 80 B -> 64 B
+        # the operand checks of the GM copies hold for both UB ends
+        for dst, src, error, text in (
+                (tensor(ub, UB0 + 4, half), tensor(ub, UB0 + 8192, half), AlignmentError,
+                 "dst starts at UB address 4100"),
+                (tensor(ub, UB0, half), tensor(ub, UB0 + 8196, half), AlignmentError,
+                 "src starts at UB address 12292"),
+                (tensor(ub, UB0, half, 16), tensor(ub, UB0 + 8192, half), OutOfRangeError,
+                 "touches 64 bytes of dst"),
+                (tensor(ub, UB0, half), tensor(ub, UB0 + 8192, half, 16), OutOfRangeError,
+                 "touches 64 bytes of src"),
+                (tensor(ub, UB0, half), A.LocalTensor[half](), ParameterError,
+                 "src LocalTensor is not allocated")):
+            with pytest.raises(error, match=text):
+                A.DataCopy(dst, src, 32 if error is not ParameterError else 0)
 
     ub, run = run_ub(body, ub_init(8192) + [(UB0 + 8192, data)])
     assert (ub[UB0:UB0 + 64] == data[:64]).all()
