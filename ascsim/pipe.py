@@ -684,10 +684,7 @@ class TQueBind(metaclass=_QueMeta):
         f = sys._getframe(1)
         if self.pipe_destroyed:
             self._check_live("EnQue", f)
-        origin = getattr(tensor, "origin", None)  # _buffer_of, its first test inline
-        i = origin.index if type(origin) is BufferInfo else -1
-        if not (0 <= i < len(self.buffers) and self.buffers[i] is origin):
-            i = self._buffer_of(tensor, "EnQue", f)
+        i = self._buffer_of(tensor, "EnQue", f)
         if i < 0:
             return False
         core = self.core
@@ -742,10 +739,7 @@ class TQueBind(metaclass=_QueMeta):
         f = sys._getframe(1)
         if self.pipe_destroyed:
             self._check_live("FreeTensor", f)
-        origin = getattr(tensor, "origin", None)  # _buffer_of, its first test inline
-        i = origin.index if type(origin) is BufferInfo else -1
-        if not (0 <= i < len(self.buffers) and self.buffers[i] is origin):
-            i = self._buffer_of(tensor, "FreeTensor", f)
+        i = self._buffer_of(tensor, "FreeTensor", f)
         if i < 0:
             return
         core = self.core
