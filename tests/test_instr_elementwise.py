@@ -749,6 +749,9 @@ def test_negative_count() -> None:
 OVERLAP_CASES = [
     # (name, dst offset, src0 offset, src1 offset) in elements of a float region at SRC0
     ("Add", 0, 0, 0),        # fully in place, both sources
+    ("Div", 0, 0, 512),      # dst is src0 exactly (its own loop: elementwise.py)
+    ("Div", 0, 512, 0),      # dst is src1 exactly
+    ("Muls", 0, 0, None),    # tensor-scalar in place
     ("Add", 8, 0, 512),      # dst starts one block after src0: partial overlap
     ("Add", 0, 8, 512),      # src0 starts one block after dst
     ("Mul", 16, 512, 0),     # src1 partially overlaps dst
