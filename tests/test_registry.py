@@ -51,8 +51,10 @@ PACKAGE = ROOT / "ascsim"
 TESTS = ROOT / "tests"
 FAMILIES = frozenset({"vector", "copy", "sync", "queue", "scalar"})
 JIT_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
-# the numba functions that read Python objects (through the C API) and so must hold the GIL
-GIL_HOLDERS = {"ascsim.pyrows._flatten"}
+# the numba functions that read Python objects (through the C API or in line) and so must hold
+# the GIL
+GIL_HOLDERS = {"ascsim.pyrows._flatten", "ascsim.pyrows._row_at", "ascsim.pyrows._length",
+               "ascsim.pyrows._item", "ascsim.pyrows._small_int"}
 NAMES = [ins.name for ins in REGISTRY]
 
 
