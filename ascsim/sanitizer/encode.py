@@ -120,6 +120,7 @@ class EncodedRun:
     par: np.ndarray
     implicit: np.ndarray
     aoff: np.ndarray       # record -> its first access, in the joined access columns
+    arow: np.ndarray       # access -> its record (joined)
     af: np.ndarray
     am: np.ndarray
     ast: np.ndarray
@@ -244,5 +245,5 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
                            P[r0:r1], bstart[b0:b1], bend[b0:b1], bque[b0:b1], blive[b0:b1],
                            infos[c], int(subranges[c + 1] - subranges[c]), atomic[r0:r1],
                            cross[r0:r1]))
-    return EncodedRun(out, rows_at, core_of, cls, pipe, par, implicit, aoff, af, am, ast, aen,
-                      apat, atomic)
+    return EncodedRun(out, rows_at, core_of, cls, pipe, par, implicit, aoff, cols.acc_row, af,
+                      am, ast, aen, apat, atomic)

@@ -305,7 +305,7 @@ def _reserved_findings(cores: list[CoreState], run_enc: EncodedRun,
     temp = np.flatnonzero(run_enc.apat == ps.PAT_TEMP)  # every core's temp accesses
     if not temp.size:
         return out
-    rows = np.repeat(np.arange(run_enc.size), np.diff(run_enc.aoff))[temp]
+    rows = run_enc.arow[temp]
     owner = run_enc.core_of[rows]
     for c in np.unique(owner).tolist():
         core, pos = cores[c], positions[c]
@@ -340,7 +340,7 @@ def _gm_accesses(cores: list[CoreState], run_enc: EncodedRun, executed: np.ndarr
     if not cores:
         return np.zeros((0, 8), np.int64)
     first = run_enc.rows_at  # core c's records: first[c]:first[c + 1]
-    rec = np.repeat(np.arange(run_enc.size), np.diff(run_enc.aoff))  # each access's record
+    rec = run_enc.arow  # each access's record
     am = run_enc.am
     sel = (am != 0) & executed[rec]
     if not sel.any():
