@@ -49,9 +49,9 @@ def test_the_worker_compiles_the_signature_the_sanitizer_uses() -> None:
     x = np.ones(N, np.float32)
     ascsim.launch(kernel, 1, x, np.zeros_like(x), sanitize="check")  # (it finds a race)
     ahead = {(fn, tuple(sig)) for fn, sig in passes.SIGNATURES}
-    assert passes.analyse_core.signatures, "the offline pass did not run"
-    for sig in passes.analyse_core.signatures:
-        assert (passes.analyse_core, tuple(sig)) in ahead, f"analyse_core{sig} is not ahead"
+    assert passes.analyse_cores.signatures, "the offline pass did not run"
+    for sig in passes.analyse_cores.signatures:
+        assert (passes.analyse_cores, tuple(sig)) in ahead, f"analyse_cores{sig} is not ahead"
 
 
 def test_every_group_names_a_module_with_prewarm() -> None:

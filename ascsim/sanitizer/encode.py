@@ -74,7 +74,8 @@ _TABLES: dict[str, tuple[int, np.ndarray]] = {}
 
 @dataclass
 class Encoded:
-    """Arrays of one core (m records, n accesses); see passes.analyse_core."""
+    """Arrays of one core (m records, n accesses), views into the EncodedRun's columns; see
+    passes.analyse_core."""
 
     order: np.ndarray
     cls: np.ndarray        # the record's Dataflow class
@@ -127,6 +128,18 @@ class EncodedRun:
     aen: np.ndarray
     apat: np.ndarray
     atomic: np.ndarray
+    # what the pass reads besides (passes.analyse_cores): per record, then per core, then the
+    # buffer tables joined (core c's are buf_at[c]:buf_at[c + 1])
+    order: np.ndarray
+    count: np.ndarray
+    dsz: np.ndarray
+    P: np.ndarray
+    subranges: np.ndarray
+    buf_at: np.ndarray
+    bstart: np.ndarray
+    bend: np.ndarray
+    bque: np.ndarray
+    blive: np.ndarray
 
     @property
     def size(self) -> int:
@@ -209,7 +222,7 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
         r = cols.store[i]
         P[i, :7] = rec.params_of(r)[:7]
         P[i, ps.P_REPEAT] = r[rec.REPEATS]
-    subranges = np.concatenate([[0], np.cumsum(splits)])[rows_at]
+    subranges = np.diff(np.concatenate([[0], np.cumsum(splits)])[rows_at])
 
     # each core's buffer table, joined: core c's are buf_at[c]:buf_at[c + 1]
     infos = [list(core.buffers) for core in cores]
@@ -243,7 +256,8 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
                            dsz[r0:r1], par[r0:r1], implicit[r0:r1], aoff[r0:r1 + 1] - a0,
                            af[a0:a1], am[a0:a1], ast[a0:a1], aen[a0:a1], apat[a0:a1],
                            P[r0:r1], bstart[b0:b1], bend[b0:b1], bque[b0:b1], blive[b0:b1],
-                           infos[c], int(subranges[c + 1] - subranges[c]), atomic[r0:r1],
-                           cross[r0:r1]))
+                           infos[c], int(subranges[c]), atomic[r0:r1], cross[r0:r1]))
     return EncodedRun(out, rows_at, core_of, cls, pipe, par, implicit, aoff, cols.acc_row, af,
-                      am, ast, aen, apat, atomic)
+                      am, ast, aen, apat, atomic, order, cols.count, dsz, P, subranges,
+                      buf_at.astype(np.int64), bstart, bend, bque, blive)
+

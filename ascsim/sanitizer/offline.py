@@ -75,29 +75,44 @@ def _finding(pos: _Positions, rec: int, **kw: Any) -> Finding:
                    cpp=cpp, **kw)
 
 
-def _pass(core: CoreState, enc: Encoded, session: Session
-          ) -> tuple[np.ndarray, int, np.ndarray]:
-    ub = core.profile.ub_bytes
-    memsize = np.array([ub] + [0 if b is None else b.nbytes for b in core.gm[1:]], np.int64)
-    nmem = len(memsize)
-    is_output = np.zeros(nmem, np.bool_)
-    for mem in session.outputs:
-        if 0 < mem < nmem:
-            is_output[mem] = True
-    m = enc.size
-    counts = np.bincount(enc.am, minlength=nmem)[:nmem] if enc.am.size else np.zeros(nmem, int)
-    caps = 2 * (counts + enc.subranges) + 4
-    caps = np.minimum(caps, memsize + 2).astype(np.int64)
-    # rows past evn[0] are never read (_emit writes every column of a row it adds): no clearing
-    ev = np.empty((min(max(4096, 2 * m), 200_000), ps.EV_COLS), np.int64)
-    evn = np.zeros(2, np.int64)
-    gw_cap = int(np.count_nonzero((enc.am != 0) & ((enc.af & 1) != 0))) + 1
-    executed = np.zeros(m, np.uint8)
-    ps.analyse_core(enc.order, enc.cls, enc.pipe, enc.count, enc.dsz, enc.par, enc.aoff,
-                    enc.af, enc.am, enc.ast, enc.aen, enc.apat, enc.P, memsize, is_output,
-                    session.sync_mode == "auto", ub, caps, enc.bstart, enc.bend, enc.bque,
-                    enc.blive, ev, evn, gw_cap, executed)
-    return ev[:evn[0]], int(evn[1]), executed.astype(np.bool_)
+class _Passes:
+    """The offline pass's outputs for an encoding's cores (passes.analyse_cores), and the
+    calls that fill them: `run(which)` analyses the cores `which` (several threads may run
+    disjoint sets), `of(c)` gives core c's events, dropped count and executed flags."""
+
+    def __init__(self, encoded: EncodedRun, core: CoreState, session: Session) -> None:
+        self.encoded = encoded
+        ub = core.profile.ub_bytes
+        self.memsize = np.array([ub] + [0 if b is None else b.nbytes for b in core.gm[1:]],
+                                np.int64)
+        nmem = len(self.memsize)
+        self.is_output = np.zeros(nmem, np.bool_)
+        for mem in session.outputs:
+            if 0 < mem < nmem:
+                self.is_output[mem] = True
+        self.auto = session.sync_mode == "auto"
+        self.ub = ub
+        # each core's event rows (rows past its count are never read: _emit writes every
+        # column of a row it adds, so no clearing; untouched pages cost nothing)
+        m = np.diff(encoded.rows_at)
+        self.ev_at = np.zeros(m.size + 1, np.int64)
+        np.cumsum(np.minimum(np.maximum(4096, 2 * m), 200_000), out=self.ev_at[1:])
+        self.ev = np.empty((int(self.ev_at[-1]), ps.EV_COLS), np.int64)
+        self.evn = np.zeros((m.size, 2), np.int64)
+        self.executed = np.zeros(encoded.size, np.uint8)
+
+    def run(self, which: np.ndarray) -> None:
+        e = self.encoded
+        ps.analyse_cores(which, e.rows_at, e.aoff, e.buf_at, e.order, e.cls, e.pipe, e.count,
+                         e.dsz, e.par, e.af, e.am, e.ast, e.aen, e.apat, e.P, e.subranges,
+                         e.bstart, e.bend, e.bque, e.blive, self.memsize, self.is_output,
+                         self.auto, self.ub, self.ev_at, self.ev, self.evn, self.executed)
+
+    def of(self, c: int) -> tuple[np.ndarray, int, np.ndarray]:
+        r0, r1 = self.encoded.rows_at[c], self.encoded.rows_at[c + 1]
+        at = self.ev_at[c]
+        return (self.ev[at:at + self.evn[c, 0]], int(self.evn[c, 1]),
+                self.executed[r0:r1].astype(np.bool_))
 
 
 def _short_copy_hint(core: CoreState, pos: _Positions, reader: int) -> str:
@@ -540,6 +555,24 @@ def _gaps(lo: np.ndarray, hi: np.ndarray, size: int) -> list[tuple[int, int]]:
 _PASS_THREADS = max(1, min(8, os.cpu_count() or 1))
 
 
+def _all_passes(cores: list[CoreState], encoded: EncodedRun, session: Session) -> list[Any]:
+    """The pass of every core with records, in core order: on threads, a share of the cores
+    each (the pass is nogil numba; which thread ran a core does not change its results)."""
+    prewarm.wait("sanitizer")  # a worker compiling the pass: load its cache, not compile
+    busy = [c for c, enc in enumerate(encoded.cores) if enc.size]
+    if not busy:
+        return []
+    passes = _Passes(encoded, cores[0], session)
+    threads = max(1, min(_PASS_THREADS, len(busy)))
+    shares = [np.array(busy[t::threads], np.int64) for t in range(threads)]
+    if threads == 1:
+        passes.run(shares[0])
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            list(pool.map(passes.run, shares))
+    return [passes.of(c) for c in busy]
+
+
 def analyse_run(run: Run, session: Session) -> list[Finding]:
     """Every offline finding of a finished launch: each core's pass (racecheck, initcheck,
     queue state), then the checks that read every core's records joined."""
@@ -547,20 +580,7 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
     positions: list[_Positions] = []
     cross: list[np.ndarray] = []  # per core: which records are cross-core points
     encoded = encode_cores(run.cores)
-    prewarm.wait("sanitizer")  # a worker compiling the pass: load its cache, not compile
-    # the per-core passes are nogil numba: on threads they run side by side (in core order
-    # of their results, so the findings do not depend on the thread count)
-    busy = [(core, enc) for core, enc in zip(run.cores, encoded.cores, strict=True)
-            if enc.size]
-    threads = max(1, min(_PASS_THREADS, len(busy)))
-    results: list[Any] = [None] * len(busy)
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        # a share of the cores per thread (a future per core cost about 20 us each)
-        shares = pool.map(lambda share: [_pass(*ce, session) for ce in share],
-                          [busy[t::threads] for t in range(threads)])
-        for t, share in enumerate(shares):
-            results[t::threads] = share
-    passed = iter(results)
+    passed = iter(_all_passes(run.cores, encoded, session))
     executed = np.zeros(encoded.size, np.bool_)  # which records ran, every core's joined
     for c, (core, enc) in enumerate(zip(run.cores, encoded.cores, strict=True)):
         cross.append(enc.cross)

@@ -951,6 +951,39 @@ def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
                  backlog, head, tail, stack)
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def analyse_cores(which, rows_at, aoff, buf_at, order, cls, pipe, count, dsz, par, af, am, ast,
+                  aen, apat, P, subranges, bstart, bend, bque, blive, memsize, is_output, auto,
+                  ub, ev_at, ev, evn, executed):
+    """analyse_core for each core c in `which`, on the joined columns of a launch's encoding
+    (encode.EncodedRun: core c's records are rows_at[c]:rows_at[c + 1], their accesses
+    aoff[rows_at[c]]:aoff[rows_at[c + 1]], its buffers buf_at[c]:buf_at[c + 1]); its events
+    go to ev[ev_at[c]:ev_at[c + 1]] with evn[c] their count and the dropped ones, its records'
+    executed flags to executed[rows_at[c]:rows_at[c + 1]]. One call for many cores: a thread
+    running it needs the GIL once, not once per core."""
+    nmem = memsize.shape[0]
+    for c in which:
+        r0, r1 = rows_at[c], rows_at[c + 1]
+        if r1 == r0:
+            continue
+        a0, a1 = aoff[r0], aoff[r1]
+        b0, b1 = buf_at[c], buf_at[c + 1]
+        # the segment map's rows per memory: two per access boundary, strided splits, spare
+        counts = np.zeros(nmem, np.int64)
+        gw_cap = 1  # the GM writes' table: one row per GM write, one spare
+        for k in range(a0, a1):
+            if am[k] < nmem:
+                counts[am[k]] += 1
+            if am[k] != 0 and af[k] & 1:
+                gw_cap += 1
+        caps = np.minimum(2 * (counts + subranges[c]) + 4, memsize + 2)
+        analyse_core(order[r0:r1], cls[r0:r1], pipe[r0:r1], count[r0:r1], dsz[r0:r1],
+                     par[r0:r1], aoff[r0:r1 + 1] - a0, af[a0:a1], am[a0:a1], ast[a0:a1],
+                     aen[a0:a1], apat[a0:a1], P[r0:r1], memsize, is_output, auto, ub, caps,
+                     bstart[b0:b1], bend[b0:b1], bque[b0:b1], blive[b0:b1],
+                     ev[ev_at[c]:ev_at[c + 1]], evn[c], gw_cap, executed[r0:r1])
+
+
 @record_fn
 def _run_records(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
                  is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off, caps,
@@ -991,17 +1024,19 @@ def _run_records(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
 
 _I64, _B = types.Array(types.int64, 1, "C"), types.Array(types.boolean, 1, "C")
 _I64_2D = types.Array(types.int64, 2, "C")
-# The argument types offline._pass gives analyse_core (tests/test_prewarm.py holds them to it).
+_U8 = types.Array(types.uint8, 1, "C")
+# The argument types offline._Passes gives analyse_cores (tests/test_prewarm.py holds them to
+# it); compiling it compiles analyse_core for the types it passes.
 SIGNATURES = (
-    (analyse_core, ((_I64,) * 12 + (_I64_2D, _I64, _B, types.boolean, types.int64, _I64, _I64,
-                                     _I64, _B, _I64_2D, _I64_2D, _I64, types.int64,
-                                     types.Array(types.uint8, 1, "C")))),
+    (analyse_cores, ((_I64,) * 15 + (_I64_2D, _I64, _I64, _I64, _B, _I64_2D, _I64, _B,
+                                      types.boolean, types.int64, _I64, _I64_2D, _I64_2D,
+                                      _U8))),
 )
 
 
 def prewarm() -> None:
-    """Compile the offline pass for offline._pass's argument types (ascsim.prewarm runs this in
-    a worker process while a check-mode command runs its kernel: the pass takes about 15 s to
-    compile, the kernel's first run a few)."""
+    """Compile the offline pass for the argument types offline gives it (ascsim.prewarm runs
+    this in a worker process while a check-mode command runs its kernel: the pass takes about
+    15 s to compile, the kernel's first run a few)."""
     for fn, sig in SIGNATURES:
         fn.compile(sig)
