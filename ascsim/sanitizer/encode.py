@@ -74,8 +74,8 @@ _TABLES: dict[str, tuple[int, np.ndarray]] = {}
 
 @dataclass
 class Encoded:
-    """Arrays of one core (m records, n accesses), views into the EncodedRun's columns; see
-    passes.analyse_core."""
+    """Arrays of one core (m records, n accesses), views into the EncodedRun's columns (what
+    passes.analyse_cores reads of each core)."""
 
     order: np.ndarray
     cls: np.ndarray        # the record's Dataflow class

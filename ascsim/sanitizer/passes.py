@@ -902,86 +902,82 @@ def _scratch_size(cls, count, dsz, aoff, ast, aen, P):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def analyse_core(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
-                 is_output, auto, ub, caps, bstart, bend, bque, blive, ev, evn, gw_cap,
-                 executed):
-    """The whole offline pass of one core; events go to ev (evn[0] of them, evn[1] dropped);
-    executed[j] = 1 for every record that ran (a deadlocked pipe's backlog never does)."""
-    m = cls.shape[0]
-    _queue_pass(cls, par, aoff, af, am, ast, aen, apat, bstart, bend, bque, blive, ub, ev,
-                evn)
-    nmem = memsize.shape[0]
-    # segment maps
-    off = np.zeros(nmem, np.int64)
-    for k in range(1, nmem):
-        off[k] = off[k - 1] + caps[k - 1]
-    total = off[nmem - 1] + caps[nmem - 1]
-    starts = np.zeros(total, np.int64)
-    state = np.zeros((total, NST), np.int64)
-    for r in range(total):
-        state[r, W_PIPE] = -1
-        for p in range(4):
-            state[r, R_REC + p] = -1
-    nseg = np.ones(nmem, np.int64)
-    # clocks and flags
-    K = np.zeros((4, 4), np.int64)
-    nep = np.zeros(4, np.int64)
-    flagset = np.zeros(N_FLAGS, np.int64)
-    flagclk = np.zeros((N_FLAGS + 1, 4), np.int64)  # + the scratch row CLK_ROW
-    pend = np.full(4, -1, np.int64)
-    # taint
-    tsum = t_new(ub)  # UB at kernel start: never written
-    # no need to clear them: a FRESH block's bytes are set when it is first materialised
-    tb = np.empty(ub, np.uint8)
-    torig = np.empty(ub, np.int64)
-    gw = np.zeros((gw_cap, 3), np.int64)
-    gwn = np.zeros(1, np.int64)
-    reported = np.zeros(m, np.uint8)
-    need = _scratch_size(cls, count, dsz, aoff, ast, aen, P)
-    scr8 = np.empty((2, need), np.uint8)
-    scr64 = np.empty(need, np.int64)
-    # per-pipe backlogs of records issued to a stalled pipe
-    backlog = np.zeros((4, m), np.int64)
-    head = np.zeros(4, np.int64)
-    tail = np.zeros(4, np.int64)
-    stack = np.zeros(64, np.int64)
-    _run_records(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat, P, memsize,
-                 is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off, caps,
-                 nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed, scr8, scr64,
-                 backlog, head, tail, stack)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def analyse_cores(which, rows_at, aoff, buf_at, order, cls, pipe, count, dsz, par, af, am, ast,
                   aen, apat, P, subranges, bstart, bend, bque, blive, memsize, is_output, auto,
                   ub, ev_at, ev, evn, executed):
-    """analyse_core for each core c in `which`, on the joined columns of a launch's encoding
-    (encode.EncodedRun: core c's records are rows_at[c]:rows_at[c + 1], their accesses
-    aoff[rows_at[c]]:aoff[rows_at[c + 1]], its buffers buf_at[c]:buf_at[c + 1]); its events
-    go to ev[ev_at[c]:ev_at[c + 1]] with evn[c] their count and the dropped ones, its records'
-    executed flags to executed[rows_at[c]:rows_at[c + 1]]. One call for many cores: a thread
-    running it needs the GIL once, not once per core."""
+    """The whole offline pass of each core c in `which`, on the joined columns of a launch's
+    encoding (encode.EncodedRun: core c's records are rows_at[c]:rows_at[c + 1], their
+    accesses aoff[rows_at[c]]:aoff[rows_at[c + 1]], its buffers buf_at[c]:buf_at[c + 1]).
+    Its events go to ev[ev_at[c]:ev_at[c + 1]], evn[c] = (their count, the ones dropped);
+    executed[j] = 1 for every record that ran (a deadlocked pipe's backlog never does). One
+    call for many cores: a thread running it needs the GIL once, not once per core. (The
+    per-core body is written out here, not called: a jitted callee this large would be
+    compiled into the caller's code again, 3 s more of a first check-mode run.)"""
     nmem = memsize.shape[0]
+    # the taint bytes, for every core: no need to clear them between cores (a FRESH block's
+    # bytes are set when it is first materialised, and each core starts all FRESH)
+    tb = np.empty(ub, np.uint8)
+    torig = np.empty(ub, np.int64)
     for c in which:
         r0, r1 = rows_at[c], rows_at[c + 1]
         if r1 == r0:
             continue
         a0, a1 = aoff[r0], aoff[r1]
         b0, b1 = buf_at[c], buf_at[c + 1]
-        # the segment map's rows per memory: two per access boundary, strided splits, spare
+        # this core's slices (record indices are the core's own)
+        c_order, c_cls, c_pipe = order[r0:r1], cls[r0:r1], pipe[r0:r1]
+        c_count, c_dsz, c_par, c_P = count[r0:r1], dsz[r0:r1], par[r0:r1], P[r0:r1]
+        c_aoff = aoff[r0:r1 + 1] - a0
+        c_af, c_am, c_ast, c_aen, c_apat = af[a0:a1], am[a0:a1], ast[a0:a1], aen[a0:a1], \
+            apat[a0:a1]
+        c_ev, c_evn, c_executed = ev[ev_at[c]:ev_at[c + 1]], evn[c], executed[r0:r1]
+        m = r1 - r0
+        _queue_pass(c_cls, c_par, c_aoff, c_af, c_am, c_ast, c_aen, c_apat, bstart[b0:b1],
+                    bend[b0:b1], bque[b0:b1], blive[b0:b1], ub, c_ev, c_evn)
+        # segment maps: two rows per access boundary and memory, strided splits, spare
         counts = np.zeros(nmem, np.int64)
-        gw_cap = 1  # the GM writes' table: one row per GM write, one spare
+        gw_cap = 1  # the GM writes' table: a row per GM write, one spare
         for k in range(a0, a1):
             if am[k] < nmem:
                 counts[am[k]] += 1
             if am[k] != 0 and af[k] & 1:
                 gw_cap += 1
         caps = np.minimum(2 * (counts + subranges[c]) + 4, memsize + 2)
-        analyse_core(order[r0:r1], cls[r0:r1], pipe[r0:r1], count[r0:r1], dsz[r0:r1],
-                     par[r0:r1], aoff[r0:r1 + 1] - a0, af[a0:a1], am[a0:a1], ast[a0:a1],
-                     aen[a0:a1], apat[a0:a1], P[r0:r1], memsize, is_output, auto, ub, caps,
-                     bstart[b0:b1], bend[b0:b1], bque[b0:b1], blive[b0:b1],
-                     ev[ev_at[c]:ev_at[c + 1]], evn[c], gw_cap, executed[r0:r1])
+        off = np.zeros(nmem, np.int64)
+        for k in range(1, nmem):
+            off[k] = off[k - 1] + caps[k - 1]
+        total = off[nmem - 1] + caps[nmem - 1]
+        starts = np.zeros(total, np.int64)
+        state = np.zeros((total, NST), np.int64)
+        for r in range(total):
+            state[r, W_PIPE] = -1
+            for p in range(4):
+                state[r, R_REC + p] = -1
+        nseg = np.ones(nmem, np.int64)
+        # clocks and flags
+        K = np.zeros((4, 4), np.int64)
+        nep = np.zeros(4, np.int64)
+        flagset = np.zeros(N_FLAGS, np.int64)
+        flagclk = np.zeros((N_FLAGS + 1, 4), np.int64)  # + the scratch row CLK_ROW
+        pend = np.full(4, -1, np.int64)
+        # taint
+        tsum = t_new(ub)  # UB at kernel start: never written
+        gw = np.zeros((gw_cap, 3), np.int64)
+        gwn = np.zeros(1, np.int64)
+        reported = np.zeros(m, np.uint8)
+        need = _scratch_size(c_cls, c_count, c_dsz, c_aoff, c_ast, c_aen, c_P)
+        scr8 = np.empty((2, need), np.uint8)
+        scr64 = np.empty(need, np.int64)
+        # per-pipe backlogs of records issued to a stalled pipe
+        backlog = np.zeros((4, m), np.int64)
+        head = np.zeros(4, np.int64)
+        tail = np.zeros(4, np.int64)
+        stack = np.zeros(64, np.int64)
+        _run_records(c_order, c_cls, c_pipe, c_count, c_dsz, c_par, c_aoff, c_af, c_am, c_ast,
+                     c_aen, c_apat, c_P, memsize, is_output, auto, ub, K, nep, flagset,
+                     flagclk, pend, starts, state, off, caps, nseg, tsum, tb, torig, gw, gwn,
+                     reported, c_ev, c_evn, c_executed, scr8, scr64, backlog, head, tail,
+                     stack)
 
 
 @record_fn
@@ -989,7 +985,7 @@ def _run_records(order, cls, pipe, count, dsz, par, aoff, af, am, ast, aen, apat
                  is_output, auto, ub, K, nep, flagset, flagclk, pend, starts, state, off, caps,
                  nseg, tsum, tb, torig, gw, gwn, reported, ev, evn, executed, scr8, scr64,
                  backlog, head, tail, stack):
-    """analyse_core's loop over the records in issue order (apart from it, as a record_fn: a
+    """analyse_cores's loop over a core's records in issue order (apart from it, as a record_fn: a
     call from code with reference counting counts every array argument up and down)."""
     for idx in range(order.shape[0]):
         j = order[idx]
@@ -1026,7 +1022,7 @@ _I64, _B = types.Array(types.int64, 1, "C"), types.Array(types.boolean, 1, "C")
 _I64_2D = types.Array(types.int64, 2, "C")
 _U8 = types.Array(types.uint8, 1, "C")
 # The argument types offline._Passes gives analyse_cores (tests/test_prewarm.py holds them to
-# it); compiling it compiles analyse_core for the types it passes.
+# it).
 SIGNATURES = (
     (analyse_cores, ((_I64,) * 15 + (_I64_2D, _I64, _I64, _I64, _B, _I64_2D, _I64, _B,
                                       types.boolean, types.int64, _I64, _I64_2D, _I64_2D,

@@ -51,7 +51,7 @@ def new_maps(sizes: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, ...]:
 # function that takes arrays otherwise counts every array argument up and down, atomically, on
 # entry and exit, which was about half of the pass's time (a record passes some thirty arrays
 # down a few calls). They therefore allocate nothing (not even a copy for a slice assignment):
-# passes.analyse_core owns every array, scratch included.
+# passes.analyse_cores owns every array, scratch included.
 record_fn = njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 
 
