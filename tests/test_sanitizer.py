@@ -176,6 +176,36 @@ def test_findings_do_not_depend_on_the_thread_count(capsys):
     assert findings(3) == one
 
 
+def test_a_cores_findings_do_not_depend_on_the_cores_passed_before_it(capsys, monkeypatch):
+    """One pass call runs a share of the cores and keeps its taint scratch from core to core:
+    a core that reads UB it never wrote is reported whether or not a core before it in the
+    same call wrote those bytes."""
+    from ascsim.sanitizer import offline
+
+    def kernel(x, out):
+        pipe, buf = _ub()
+        t = buf.Get[float]()
+        i = GetBlockIdx()
+        if i % 2 == 0:  # the even cores load their tile; the odd ones store UB never written
+            DataCopy(t, _gm(x)[i * 64], 64)
+            SetFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+            WaitFlag[HardEvent.MTE2_MTE3](EVENT_ID0)
+        DataCopy(_gm(out)[i * 64], t, 64)
+    x = np.ones(4 * 64, np.float32)
+
+    def findings(threads: int) -> list[str]:
+        monkeypatch.setattr(offline, "_PASS_THREADS", threads)
+        out = np.zeros(4 * 64, np.float32)
+        run = ascsim.launch(kernel, 4, x, out, sanitize="check", outputs=(1,))
+        return [f.format() for f in run.findings]
+
+    one = findings(1)
+    unwritten = [f for f in one if "uninitialised value reaches GM" in f.split("\n")[0]]
+    assert [f.split("\n")[2].split(" by ")[0] for f in unwritten] == [
+        "======    in block aiv(1)", "======    in block aiv(3)"]
+    assert findings(2) == one and findings(4) == one
+
+
 def test_check_mode_clips_gm_accesses_to_the_buffer(capsys):
     def kernel(x, out):
         pipe, buf = _ub()

@@ -74,8 +74,8 @@ _TABLES: dict[str, tuple[int, np.ndarray]] = {}
 
 @dataclass
 class Encoded:
-    """Arrays of one core (m records, n accesses), views into the EncodedRun's columns (what
-    passes.analyse_cores reads of each core)."""
+    """Arrays of one core (m records, n accesses): its slices of the EncodedRun's columns (what
+    passes.analyse_cores reads of each core), its access offsets rebased to 0."""
 
     order: np.ndarray
     cls: np.ndarray        # the record's Dataflow class
@@ -260,4 +260,3 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
     return EncodedRun(out, rows_at, core_of, cls, pipe, par, implicit, aoff, cols.acc_row, af,
                       am, ast, aen, apat, atomic, order, cols.count, dsz, P, subranges,
                       buf_at.astype(np.int64), bstart, bend, bque, blive)
-
