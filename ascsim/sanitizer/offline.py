@@ -78,7 +78,8 @@ def _finding(pos: _Positions, rec: int, **kw: Any) -> Finding:
 class _Passes:
     """The offline pass's outputs for an encoding's cores (passes.analyse_cores), and the
     calls that fill them: `run(which)` analyses the cores `which` (several threads may run
-    disjoint sets), `of(c)` gives core c's events, dropped count and executed flags."""
+    disjoint sets), `events(c)` gives core c's events and how many were dropped, `executed`
+    which records ran (every core's, joined; 0 for a core not run)."""
 
     def __init__(self, encoded: EncodedRun, core: CoreState, session: Session) -> None:
         self.encoded = encoded
@@ -108,11 +109,9 @@ class _Passes:
                          e.bstart, e.bend, e.bque, e.blive, self.memsize, self.is_output,
                          self.auto, self.ub, self.ev_at, self.ev, self.evn, self.executed)
 
-    def of(self, c: int) -> tuple[np.ndarray, int, np.ndarray]:
-        r0, r1 = self.encoded.rows_at[c], self.encoded.rows_at[c + 1]
-        at = self.ev_at[c]
-        return (self.ev[at:at + self.evn[c, 0]], int(self.evn[c, 1]),
-                self.executed[r0:r1].astype(np.bool_))
+    def events(self, c: int) -> tuple[np.ndarray, int]:
+        at, (n, dropped) = int(self.ev_at[c]), self.evn[c].tolist()
+        return self.ev[at:at + n], dropped
 
 
 def _short_copy_hint(core: CoreState, pos: _Positions, reader: int) -> str:
@@ -555,14 +554,14 @@ def _gaps(lo: np.ndarray, hi: np.ndarray, size: int) -> list[tuple[int, int]]:
 _PASS_THREADS = max(1, min(8, os.cpu_count() or 1))
 
 
-def _all_passes(cores: list[CoreState], encoded: EncodedRun, session: Session) -> list[Any]:
-    """The pass of every core with records, in core order: on threads, a share of the cores
-    each (the pass is nogil numba; which thread ran a core does not change its results)."""
-    prewarm.wait("sanitizer")  # a worker compiling the pass: load its cache, not compile
+def _all_passes(cores: list[CoreState], encoded: EncodedRun, session: Session) -> _Passes:
+    """The pass of every core with records: on threads, a share of the cores each (the pass
+    is nogil numba; which thread ran a core does not change its results)."""
+    passes = _Passes(encoded, cores[0], session)
     busy = [c for c, enc in enumerate(encoded.cores) if enc.size]
     if not busy:
-        return []
-    passes = _Passes(encoded, cores[0], session)
+        return passes
+    prewarm.wait("sanitizer")  # a worker compiling the pass: load its cache, not compile
     threads = max(1, min(_PASS_THREADS, len(busy)))
     shares = [np.array(busy[t::threads], np.int64) for t in range(threads)]
     if threads == 1:
@@ -570,7 +569,7 @@ def _all_passes(cores: list[CoreState], encoded: EncodedRun, session: Session) -
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
             list(pool.map(passes.run, shares))
-    return [passes.of(c) for c in busy]
+    return passes
 
 
 def analyse_run(run: Run, session: Session) -> list[Finding]:
@@ -580,16 +579,14 @@ def analyse_run(run: Run, session: Session) -> list[Finding]:
     positions: list[_Positions] = []
     cross: list[np.ndarray] = []  # per core: which records are cross-core points
     encoded = encode_cores(run.cores)
-    passed = iter(_all_passes(run.cores, encoded, session))
-    executed = np.zeros(encoded.size, np.bool_)  # which records ran, every core's joined
+    passes = _all_passes(run.cores, encoded, session)
     for c, (core, enc) in enumerate(zip(run.cores, encoded.cores, strict=True)):
         cross.append(enc.cross)
         pos = _Positions(core)
         positions.append(pos)
         if enc.size:
-            ev, dropped, ran = next(passed)
-            findings += _event_findings(core, enc, ev, dropped, session, pos)
-            executed[encoded.rows_at[c]:encoded.rows_at[c + 1]] = ran
+            findings += _event_findings(core, enc, *passes.events(c), session, pos)
+    executed = passes.executed.view(np.bool_)  # which records ran (the pass writes 0 or 1)
     findings += _sync_findings(run.cores, encoded, positions)
     findings += _queue_end_findings(run.cores, encoded, positions)
     findings += _reserved_findings(run.cores, encoded, positions)
