@@ -2,7 +2,7 @@
 
 One CPython thread captures every AscendC call of a launch, so a launch uses about one host core
 (and a second for the deferred numba work, batch.py). With `workers=N` the launch, once set up,
-forks N children, and each runs a contiguous share of the cores (the *shares*) on its
+forks N processes, and each runs a contiguous share of the cores (the *shares*) on its
 copy-on-write copy of the GM buffers; the Unified Buffers live in a shared anonymous mapping.
 Each child sends back, through a pipe, its cores' records and logs, and puts the GM bytes
 they wrote (the byte ranges of the records' GM writes) in a shared staging copy of GM.
@@ -20,8 +20,9 @@ Then the bytes the children wrote are copied from the staging copy into the call
 Forking, not a pool of long-lived processes: a forked child has the kernel, its arguments and
 every compiled function already (any kernel, closures included, with nothing pickled), and the
 inputs copy-on-write; the price is the fork itself, a few milliseconds for a large process.
-Only the fast mode (sanitize="off") and POSIX hosts; the sanitizer and value traces run in one
-process.
+The children are forked as a tree (each forks for half of its range of shares before running
+its own), so the last one starts after about log2(N) forks rather than N. Only the fast mode
+(sanitize="off") and POSIX hosts; the sanitizer and value traces run in one process.
 """
 
 from __future__ import annotations
@@ -73,21 +74,22 @@ def run_shares(run_share: Callable[[list[int]], None], shares: list[list[int]],
     kinds = batch.kind_count()   # and the batch kinds
     # where the children put the GM bytes they wrote (pages cost only where written)
     stage = [None if buf is None else shared_bytes(buf.nbytes) for buf in gm]
-    children = []
-    for share in shares:
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:
+    pipes = [os.pipe() for _ in shares]  # share k's child writes its _Share to pipes[k][1]
+
+    def run(k: int, forked: list[int]) -> None:  # in share k's child; does not return
+        for read, _ in pipes:
             os.close(read)
-            _child(run_share, share, cores, finish, (known, kinds), stage, write)  # no return
-        os.close(write)
-        children.append((pid, read))
+        _child(run_share, shares[k], cores, finish, (known, kinds), stage, pipes[k][1],
+               forked)
+
+    children = _fork_tree(0, len(shares), pipes, run)
     results = []
-    for pid, read in children:
+    for read, _ in pipes:
         with os.fdopen(read, "rb") as pipe:
             data = pipe.read()
-        os.waitpid(pid, 0)
         results.append(pickle.loads(data) if data else None)
+    for pid in children:
+        os.waitpid(pid, 0)
     # what the children compiled or loaded, this process loads now: forked again, they have it
     batch.load_kinds(dict.fromkeys(k for got in results if got is not None for k in got.kinds))
     if any(got is None for got in results):
@@ -99,6 +101,33 @@ def run_shares(run_share: Callable[[list[int]], None], shares: list[list[int]],
         for mem, start, end in got.writes:
             gm[mem - 1].data[start:end] = stage[mem - 1][start:end]
     return True
+
+
+def _fork_tree(lo: int, hi: int, pipes: list[tuple[int, int]],
+               run: Callable[[int, list[int]], None], own: int | None = None) -> list[int]:
+    """Fork a child for each share of [lo, hi) as a binary tree, so that the last one starts
+    after about log2(N) forks, not N: this process forks a child for the upper half of the
+    range, which forks for the rest of its half in turn and then runs the first share of it
+    (`run(k, its children)`), and goes on with the lower half. Returns the pids this process
+    forked. The write ends of pipes[lo:hi] (and of pipes[own], this process's own share) are
+    the ones open here; each process closes those it does not write or hand on (a reader sees
+    the end of a pipe only when every process holding its write end has closed it)."""
+    forked: list[int] = []
+    while hi > lo:
+        mid = (lo + hi) // 2
+        pid = os.fork()
+        if pid == 0:  # the child for shares [mid, hi): its own is `mid`
+            try:
+                for k in [*range(lo, mid), *([] if own is None else [own])]:
+                    os.close(pipes[k][1])
+                run(mid, _fork_tree(mid + 1, hi, pipes, run, mid))
+            finally:  # `run` exits; a child must never return into its parent's code
+                os._exit(1)
+        for k in range(mid, hi):
+            os.close(pipes[k][1])
+        forked.append(pid)
+        hi = mid
+    return forked
 
 
 class _Share(NamedTuple):
@@ -114,7 +143,9 @@ class _Share(NamedTuple):
 
 def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequence[Any],
            finish: Callable[[], None], inherited: tuple[int, int],
-           stage: list[np.ndarray | None], write: int) -> None:
+           stage: list[np.ndarray | None], write: int, forked: Sequence[int] = ()) -> None:
+    """Run one share, send its _Share through `write`, wait for the children this process
+    forked (its part of the tree) and exit."""
     known, kinds = inherited
     out = b""
     try:
@@ -135,6 +166,8 @@ def _child(run_share: Callable[[list[int]], None], share: list[int], cores: Sequ
     finally:
         with os.fdopen(write, "wb") as pipe:
             pipe.write(out)
+        for pid in forked:
+            os.waitpid(pid, 0)
         os._exit(0)
 
 

@@ -154,16 +154,17 @@ def test_logs_and_records_of_a_kernel_new_to_this_process():
     assert len(many.log()) == n and many.log()[4].startswith("[core 4")
 
 
-def test_an_error_in_a_share_is_raised_as_one_process_raises_it():
+@pytest.mark.parametrize("overrun", [3, 1])  # share 1 of 4 forks share 2 and 3's processes
+def test_an_error_in_a_share_is_raised_as_one_process_raises_it(overrun):
     n = 4
     x = RNG.standard_normal(n * N).astype(np.float32)
     errors = []
-    for workers in (1, 2):
+    for workers in (1, 2, 4):
         out = np.zeros_like(x)
         with pytest.raises(SimulationError) as e:
-            ascsim.launch(_scaling_kernel(overrun=3), n, x, out, workers=workers)
+            ascsim.launch(_scaling_kernel(overrun=overrun), n, x, out, workers=workers)
         errors.append((str(e.value).replace("test_workers.py", ""), out.tobytes()))
-    assert errors[0] == errors[1]
+    assert errors[0] == errors[1] == errors[2]
 
 
 def test_check_mode_runs_in_one_process():

@@ -10,11 +10,12 @@ splits a workers=2 launch into its parts:
 - pack: a child putting its GM writes in the staging copy and serialising its records and logs;
 - merge: the parent reading the children's results, checking the shares' independence,
   mapping code ids and copying the written GM bytes from the staging copy.
-- fork: the parent's os.fork, once per child (start: until the last child ran).
-From those it prints the time the model `host + N fork + share/N + pack/N + merge` gives for 16
-and 64 host cores (N capped at the launch's 48 cores): the children's capture is the part that
-divides; merge and host do not, and the forks add up. Machines are shared: compare numbers of
-one run.
+- fork: the parent's os.fork (start: until the last child ran).
+From those it prints the time the model `host + D fork + share/N + pack/N + merge` gives for 16
+and 64 host cores (N capped at the launch's 48 cores; D the forks one after another before the
+last child starts: the children are forked as a tree, forked._fork_tree, so D is about log2(N)
++ 1): the children's capture is the part that divides; merge and host do not. Machines are
+shared: compare numbers of one run.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class _Split:
         self.parts.append(self.current)
         return stands
 
-    def child(self, run_share, share, cores, finish, inherited, stage, write):
+    def child(self, run_share, share, cores, finish, inherited, stage, write, kids=()):
         stats_w = self.current["pipes"][self.current["shares"].index(share)][1]
         t0, c0 = time.perf_counter(), time.thread_time()
         marks = {}
@@ -118,7 +119,7 @@ class _Split:
             os.write(stats_w, dumps(marks))
             return out
         forked.pickle.dumps = timed_dumps
-        self._child(timed_share, share, cores, timed_finish, inherited, stage, write)
+        self._child(timed_share, share, cores, timed_finish, inherited, stage, write, kids)
 
     def read_children(self) -> list[dict[str, float]]:
         part = self.parts[-1]
@@ -129,6 +130,20 @@ class _Split:
             out.append(pickle.loads(data) if data else {})
         part["children"] = []
         return out
+
+
+def fork_depth(n: int) -> int:
+    """The forks made one after another before the last of n tree-forked children starts
+    (forked._fork_tree's order)."""
+    def deepest(lo: int, hi: int, after: int) -> int:
+        out = after
+        while hi > lo:
+            mid = (lo + hi) // 2
+            after += 1
+            out = max(out, deepest(mid + 1, hi, after))
+            hi = mid
+        return out
+    return deepest(0, n, 0)
 
 
 def _split_once(split: _Split, call) -> dict[str, float]:
@@ -180,10 +195,11 @@ def main() -> int:
         capture = parts["share"] * 2  # one process's share time for all cores (wall)
         for cores in (16, 64):
             n = min(cores, 48)
-            model = (parts["host"] + n * parts["fork"] + capture / n + parts["pack"] / n
+            depth = fork_depth(n)
+            model = (parts["host"] + depth * parts["fork"] + capture / n + parts["pack"] / n
                      + parts["merge"])
-            print(f"  model, {cores} host cores (workers={n}): {model:.3f} s, "
-                  f"numpy/ascsim {numpy_time / model:.2f}")
+            print(f"  model, {cores} host cores (workers={n}, {depth} forks deep): "
+                  f"{model:.3f} s, numpy/ascsim {numpy_time / model:.2f}")
     return 0
 
 
