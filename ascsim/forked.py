@@ -115,7 +115,12 @@ def _fork_tree(lo: int, hi: int, pipes: list[tuple[int, int]],
     forked: list[int] = []
     while hi > lo:
         mid = (lo + hi) // 2
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no more processes: the shares not started send nothing, so the
+            for k in range(lo, hi):  # launch runs again in one process
+                os.close(pipes[k][1])
+            break
         if pid == 0:  # the child for shares [mid, hi): its own is `mid`
             try:
                 for k in [*range(lo, mid), *([] if own is None else [own])]:

@@ -5,6 +5,7 @@ one process (cross-core points, GM bytes two shares touch, errors)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import ml_dtypes
@@ -165,6 +166,29 @@ def test_an_error_in_a_share_is_raised_as_one_process_raises_it(overrun):
             ascsim.launch(_scaling_kernel(overrun=overrun), n, x, out, workers=workers)
         errors.append((str(e.value).replace("test_workers.py", ""), out.tobytes()))
     assert errors[0] == errors[1] == errors[2]
+
+
+def test_a_fork_that_fails_makes_the_launch_run_in_one_process(monkeypatch):
+    """The launching process forks only twice here (the tree has 4 shares): the shares never
+    started send nothing, and the launch runs again in one process."""
+    n = 4
+    x = RNG.standard_normal(n * N).astype(np.float32)
+    fork, parent, made = os.fork, os.getpid(), []
+
+    def failing_fork():
+        if os.getpid() == parent:
+            if len(made) == 2:
+                raise OSError("no more processes")
+            made.append(1)
+        return fork()
+    monkeypatch.setattr(os, "fork", failing_fork)
+    out = np.zeros_like(x)
+    run = ascsim.launch(_scaling_kernel(), n, x, out, workers=4)
+    monkeypatch.undo()
+    want = np.zeros_like(x)
+    one = ascsim.launch(_scaling_kernel(), n, x, want)
+    assert len(made) == 2 and run.processes == 1 and out.tobytes() == want.tobytes()
+    _same_run(one, run)
 
 
 def test_check_mode_runs_in_one_process():
