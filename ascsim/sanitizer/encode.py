@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from .. import records as rec
 from ..core import PIPE_MTE2, PIPE_V, CoreState
 from ..dtypes import ALL_DTYPES
 from ..instructions.crosscore import atomic_stores
 from ..recordstore import RecordStore
-from ..registry import REGISTRY, CostKind
+from ..registry import REGISTRY, AccessPattern, CostKind
 from . import passes as ps
 
 __all__ = ["Encoded", "EncodedRun", "encode_cores", "pattern_table"]
@@ -160,64 +159,6 @@ def _joined_store(records: list[Sequence[tuple]]) -> RecordStore:
     return RecordStore(np.concatenate([st.flat for st in stores]), off)
 
 
-_STRIDED = rec.STRIDED
-_HEADER = rec.HEADER
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _row_columns(op, dtype, nparam, repeats, acc_off, af, acc_index, flat, off, dataflow,
-                 patterns, dtype_size):
-    """The pass's per-record and per-access columns, in one loop over the decoded records
-    (what numpy calls over the columns did, 5 ms of SCE grad's 54k records): each record's
-    dataflow class, whether it is a queue's implicit flag (a sync with param 0 == 1), its
-    element size and, for a copy (its first access COPY_BLOCKS), its geometry in P's first
-    eight columns and its blocks as extra segment boundaries; each access's pattern; and
-    which records are a vector repeat form (a STRIDED element-wise first operand, or a dense
-    bit mask first and a STRIDED element-wise operand after it: level-0 Compare)."""
-    m = op.shape[0]
-    cls = np.empty(m, np.int64)
-    implicit = np.zeros(m, np.bool_)
-    dsz = np.empty(m, np.int64)
-    apat = np.empty(af.shape[0], np.int64)
-    P = np.zeros((m, ps.P_COLS), np.int64)
-    splits = np.zeros(m, np.int64)
-    repeat_form = np.zeros(m, np.bool_)
-    for i in range(m):
-        o = op[i]
-        c = dataflow[o]
-        cls[i] = c
-        dsz[i] = dtype_size[dtype[i]]
-        base = off[i] + _HEADER  # the first param
-        if (c == ps.C_SET or c == ps.C_WAIT) and nparam[i] > 0 and flat[base] == 1:
-            implicit[i] = True
-        a0, a1 = acc_off[i], acc_off[i + 1]
-        if a1 == a0:
-            continue
-        dense_strided = False
-        for a in range(a0, a1):
-            pat = patterns[o, acc_index[a]]
-            apat[a] = pat
-            if af[a] & _STRIDED and pat == ps.PAT_ELEMENT:
-                dense_strided = True
-        first = apat[a0]
-        if first == ps.PAT_COPY:
-            # copy_geometry: (blocks, block_len, src_pitch, dst_pitch, left, right, padded,
-            # is_pad); without padding params left = right = is_pad = 0, padded = block_len
-            P[i, ps.P_BLOCKS] = repeats[i]
-            for k in range(3):
-                P[i, ps.P_BLEN + k] = flat[base + k]
-            if nparam[i] >= 7:
-                for k in range(4):
-                    P[i, ps.P_LEFT + k] = flat[base + 3 + k]
-            else:
-                P[i, ps.P_PADDED] = P[i, ps.P_BLEN]
-            splits[i] = P[i, ps.P_BLOCKS]
-        if (af[a0] & _STRIDED and first == ps.PAT_ELEMENT) or \
-                (dense_strided and first == ps.PAT_BIT):
-            repeat_form[i] = True
-    return cls, implicit, dsz, apat, P, splits, repeat_form
-
-
 def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
     """Every core's arrays. The columns are built once over all the cores' rows (LogitGrad at
     2^22: 48 cores of 270 rows); what is left per core is slicing."""
@@ -229,14 +170,35 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
     m = cols.size
     core_of = np.repeat(np.arange(ncores, dtype=np.int64), nrows)
     local = np.arange(m, dtype=np.int64) - rows_at[core_of]  # the index in its core
-    cls, implicit, dsz, apat, P, splits, repeat_form = _row_columns(
-        cols.op, cols.dtype, cols.nparam, cols.repeats, cols.acc_off, cols.acc_flags,
-        cols.acc_index, cols.store.flat, cols.store.off, _dataflow_table(), pattern_table(),
-        _DTYPE_SIZE)
+    cls = _dataflow_table()[cols.op] if m else np.zeros(0, np.int64)
     pipe = cols.pipe.copy()
     par = cols.mode
+    sync = (cls == ps.C_SET) | (cls == ps.C_WAIT)
+    implicit = sync & (cols.param(0) == 1) if m else np.zeros(0, np.bool_)
+    dsz = _DTYPE_SIZE[cols.dtype]
     aoff = cols.acc_off
     af, am, ast, aen = cols.acc_flags, cols.acc_mem, cols.acc_start, cols.acc_end
+    apat = (pattern_table()[cols.op[cols.acc_row], cols.acc_index] if af.size
+            else np.zeros(0, np.int64))
+    P = np.zeros((m, ps.P_COLS), np.int64)
+    # extra segment boundaries strided accesses may create, per row (summed per core)
+    splits = np.zeros(m, np.int64)
+
+    strided = np.zeros(m, np.bool_)
+    has_acc = np.diff(aoff) > 0
+    strided[has_acc] = (af[aoff[:-1][has_acc]] & rec.STRIDED) != 0
+    first_pat = np.full(m, -1, np.int64)
+    first_pat[has_acc] = apat[aoff[:-1][has_acc]]
+    copies = np.flatnonzero(first_pat == ps.PATTERN_CODE[AccessPattern.COPY_BLOCKS])
+    if copies.size:
+        P[copies, :8] = cols.copy_geometry(copies)  # the P_BLOCKS .. P_ISPAD columns
+        splits[copies] = P[copies, ps.P_BLOCKS]
+    repeat_form = strided & (first_pat == ps.PATTERN_CODE[AccessPattern.ELEMENTWISE])
+    # a level-0 form whose first operand is a dense bit mask (Compare) has strided sources
+    elem_strided = ((af & rec.STRIDED) != 0) & (apat == ps.PAT_ELEMENT)
+    dense_first = np.zeros(m, np.bool_)
+    dense_first[cols.acc_row[elem_strided]] = True
+    repeat_form |= dense_first & (first_pat == ps.PAT_BIT)
     atomic = np.zeros(m, np.bool_)
     atomic[atomic_stores(cols)] = True
     cross = _cross_core_table()[cols.op] if m else np.zeros(0, np.bool_)
