@@ -52,7 +52,7 @@ from .recordstore import flat_ints
 from .workcall import NO_GM, compile_work, work_signature
 
 __all__ = ["Batch", "Executor", "kind_of", "compile_in_background", "EAGER", "BATCH_ROWS",
-           "MAX_ROW"]
+           "MAX_ROW", "array_at"]
 
 _BYTES = types.Array(types.uint8, 1, "C")
 
@@ -210,7 +210,7 @@ def _release(words, i, value):
 
 
 @intrinsic
-def _array_at(typingctx, address, n, dtype_of):
+def array_at(typingctx, address, n, dtype_of):
     """The C array of n elements at `address` (no owner: the caller keeps the memory alive), of
     the dtype of the one-element array `dtype_of`."""
     array_type = types.Array(dtype_of.dtype, 1, "C")
@@ -271,10 +271,10 @@ def serve(ring, control, gm_addresses, gm_bytes, read, wake_fd, scratch):
         done = control[_RAN]  # only this thread writes it
         if done < _load_acquire(control, _PUBLISHED):
             e = done % ring.shape[0]
-            heads = _array_at(ring[e, _HEADS], ring[e, _ROWS], i64)
+            heads = array_at(ring[e, _HEADS], ring[e, _ROWS], i64)
             ran = run_batch(_table_at(ring[e, _TABLE], ring[e, _TABLE_ROWS]), gm_addresses,
-                            gm_bytes, _array_at(ring[e, _UB], ring[e, _UB_LEN], u8), heads,
-                            _array_at(ring[e, _FLAT], ring[e, _FLAT_LEN], i64))
+                            gm_bytes, array_at(ring[e, _UB], ring[e, _UB_LEN], u8), heads,
+                            array_at(ring[e, _FLAT], ring[e, _FLAT_LEN], i64))
             if ran < heads.size:
                 control[_FAILED_ROW] = ran
                 control[_FAILED_HEAD] = heads[ran]
