@@ -52,7 +52,7 @@ from .recordstore import flat_ints
 from .workcall import NO_GM, compile_work, work_signature
 
 __all__ = ["Batch", "Executor", "kind_of", "compile_in_background", "EAGER", "BATCH_ROWS",
-           "MAX_ROW", "array_at"]
+           "MAX_ROW", "array_at", "libc_address"]
 
 _BYTES = types.Array(types.uint8, 1, "C")
 
@@ -291,16 +291,16 @@ def serve(ring, control, gm_addresses, gm_bytes, read, wake_fd, scratch):
                 _block_on(read, wake_fd, scratch.ctypes.data, scratch.size)
 
 
-def _read_address() -> int:
-    """The C library's read, for the worker's sleep; 0 where the process has none to find (the
-    worker then polls without sleeping)."""
+def libc_address(name: str) -> int:
+    """The address of the C library's function `name`, for native code to call; 0 where the
+    process has none to find."""
     try:
-        return ctypes.cast(ctypes.CDLL(None).read, ctypes.c_void_p).value or 0
+        return ctypes.cast(getattr(ctypes.CDLL(None), name), ctypes.c_void_p).value or 0
     except (OSError, AttributeError, TypeError):
         return 0
 
 
-_READ = _read_address()
+_READ = libc_address("read")  # the worker's sleep (without it, the worker polls)
 
 
 class _Kinds:

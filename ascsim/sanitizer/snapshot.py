@@ -17,7 +17,6 @@ write's: the worker thread copies in order with the work, and the kernel's threa
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import threading
 from collections.abc import Sequence
@@ -30,7 +29,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..batch import EAGER, array_at, kind_of
+from ..batch import EAGER, array_at, kind_of, libc_address
 from ..core import MEM_UB, pooled_bytes
 from ..records import HEADER, NPARAM, W
 from ..registry import REGISTRY
@@ -150,17 +149,8 @@ def copy_at_launch(_a, _b, _c, ub, gm, addresses):
                       array_at(kept_at, (gm.size + _CHUNK - 1) // _CHUNK, ub), madvise)
 
 
-def _madvise_address() -> int:
-    """The C library's madvise on Linux (MADV_POPULATE_WRITE is Linux's), else 0."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    try:
-        return ctypes.cast(ctypes.CDLL(None).madvise, ctypes.c_void_p).value or 0
-    except (OSError, AttributeError, TypeError):
-        return 0
-
-
-_MADVISE = _madvise_address()
+# the C library's madvise on Linux (MADV_POPULATE_WRITE is Linux's), else 0
+_MADVISE = libc_address("madvise") if sys.platform.startswith("linux") else 0
 
 
 class _Copy:
