@@ -384,6 +384,28 @@ def test_snapshot_of_a_large_output_holds_its_bytes_before_the_launch(monkeypatc
     assert np.array_equal(seen[0].originals()[1], before)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_snapshot_of_a_buffer_first_written_by_a_library_copy(monkeypatch, threads):
+    """A soft SyncAll's counters are the first write of its GM workspace, by a copy the library
+    makes and runs at once from Python (crosscore._internal_copy), in a deferring launch too:
+    the snapshot holds the workspace's bytes before the launch, not the incremented counters."""
+    from ascsim.sanitizer.snapshot import LaunchSnapshot
+    from tests.test_crosscore import N, soft_kernel
+    seen = []
+    attach = LaunchSnapshot.attach
+    monkeypatch.setattr(LaunchSnapshot, "attach",
+                        lambda self, cores: (seen.append(self), attach(self, cores)))
+    n = 4
+    x = np.random.default_rng(2).standard_normal(n * N).astype(np.float32)
+    ws = np.zeros(n * 8 + 4096, np.int32)
+    ws[n * 8:] = np.random.default_rng(3).integers(-9, 9, 4096)  # past the counters
+    before = ws.copy()
+    ascsim.launch(soft_kernel(rounds=2), n, x, ws, np.zeros_like(x), sanitize="check",
+                  execution="deferred", threads=threads)
+    assert list(ws[:n * 8:8]) == [4] * n
+    assert np.array_equal(seen[0].originals()[1].view(np.int32), before)
+
+
 def _assert_hooked(snapshot, row, when):
     """`row` may write GM only into buffers `snapshot` has copied already."""
     from ascsim import records as rec

@@ -504,10 +504,12 @@ def _defer_appended(core: CoreState, ins, pipe: int, row: tuple) -> bool:
     """`_defer`, then append the row, for a copy that may write GM; False, with nothing
     appended, when its kind runs eagerly. In check mode, the launch snapshot's hook
     (append_gm_writer) sees the row first: once deferred, the row may run at any moment (a
-    full batch is handed to the worker at once). Only a UB->GM copy (MTE3) writes GM: the
-    hook is not called for the others."""
+    full batch is handed to the worker at once). The hook may defer its own copy of the
+    buffer to the batch, ahead of the row (`deferred=True`): whatever runs the row later runs
+    the batch first. Only a UB->GM copy (MTE3) writes GM: the hook is not called for the
+    others."""
     if pipe == PIPE_MTE3 and core.gm_watch is not None:
-        core.gm_watch(row)
+        core.gm_watch(row, deferred=True)
     if _defer(core, ins, pipe, row):
         core.records.append(row)
         return True

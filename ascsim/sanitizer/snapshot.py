@@ -11,8 +11,10 @@ few percent; tests/test_atomics.py checks with such a list that no GM-writing re
 the hook.) Buffers a launch only reads (its inputs) are never copied; their bytes at
 the end are their bytes at launch. Buffers whose memory overlaps are copied together.
 
-In deferred execution (batch.py) the copy is itself a row of the core's batch, ahead of the
-write's: the worker thread copies in order with the work, and the kernel's thread does not wait.
+When the first write is a copy deferred to the core's batch (batch.py), the snapshot's copy is
+a row of that batch too, ahead of the write's: the worker thread copies in order with the work,
+and the kernel's thread does not wait. A first write that Python makes itself right after the
+hook (a library's internal copy, SetValue) has its buffer copied at once, as in eager execution.
 """
 
 from __future__ import annotations
@@ -189,13 +191,16 @@ class LaunchSnapshot:
         self.group = {k: [j for j, other in live if j == k or np.may_share_memory(data, other)]
                       for k, data in live}
 
-    def before_write(self, row: tuple, core: CoreState | None = None) -> None:
+    def before_write(self, row: tuple, core: CoreState | None = None,
+                     deferred: bool = False) -> None:
         """Copy every GM buffer `row` writes that has not been copied yet (`core`: the core
-        whose record it is)."""
+        whose record it is). `deferred`: the caller defers the write itself to the core's batch
+        (datacopy._defer_appended), so the copy may go there first; other writers (a library's
+        internal copy, SetValue) write from Python right after, and the copy is made now."""
         for i in range(HEADER + row[NPARAM], len(row), _ACCESS):
             mem = row[i + 1]
             if row[i] & W and mem != MEM_UB and mem not in self.copies:
-                self._copy(mem, None if core is None else core.batch)
+                self._copy(mem, core.batch if deferred and core is not None else None)
 
     def _copy(self, mem: int, batch: Batch | None) -> None:
         """Copy buffer `mem` and the buffers it overlaps. A deferring core (`batch`) adds the
