@@ -127,7 +127,10 @@ def append_gm_writer(core: CoreState, row: tuple) -> None:
     the launch snapshot first copies the GM buffers it writes, while they still hold their
     launch-time bytes. Every other record is a plain `core.records.append` (the deferred
     copies call the hook before they are deferred: datacopy._defer_appended;
-    tests/test_atomics.py checks that no GM write of a check-mode run bypasses the hook)."""
+    tests/test_atomics.py checks that no GM write of a check-mode run bypasses the hook). A
+    caller that then writes GM from Python settles memory first (`settle_memory`, or
+    sync.run_on_pipe): the copy the hook finds may be queued on the worker still, from a core
+    on another thread whose first write was deferred."""
     if core.gm_watch is not None:
         core.gm_watch(row)
     core.records.append(row)
