@@ -326,11 +326,12 @@ def test_snapshot_copies_live_in_pooled_memory_that_the_next_launch_reuses():
 @pytest.mark.parametrize("where", [0, 4095, 4096, 8191, (1 << 20) - 1])
 def test_snapshot_finds_a_single_byte_anywhere_in_a_chunk(where):
     """The zero test reads 8-byte words a page at a time, then the bytes of a short tail: a
-    lone non-zero byte at a page's or a word's edge, or in the tail, marks its chunk."""
+    lone non-zero byte at a page's or a word's edge, or in the tail, marks its chunk (also in
+    a buffer that does not start at an 8-byte boundary)."""
     from ascsim.sanitizer.snapshot import _CHUNK, _MADVISE, _Copy, _sparse_copy_into
 
-    for size in (_CHUNK, _CHUNK + 3, 4101):
-        data = np.zeros(size, np.uint8)
+    for size, skew in ((_CHUNK, 0), (_CHUNK + 3, 0), (4101, 0), (_CHUNK + 3, 3)):
+        data = np.zeros(size + skew, np.uint8)[skew:]
         at = min(where, size - 1)
         data[at] = 0x80
         copy = _Copy(size)

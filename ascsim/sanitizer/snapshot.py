@@ -124,9 +124,9 @@ def _sparse_copy_into(data, out, kept, madvise):
 
     `data`'s pages are first faulted in for writing (`_populate`; `madvise`: the address of
     the C library's madvise, or 0): the kernel is about to write this buffer anyway (one it
-    writes only sparsely is then resident in full, as if written). Reading a
-    page nothing has touched yet maps the system's shared zero page there, and the first write
-    then takes a copy-on-write fault instead of a plain one. On the 2-core VM, writing 16 MB of
+    writes only sparsely is then resident in full, as if written). Reading a page nothing has
+    touched yet maps the system's shared zero page there, and the first write then takes a
+    copy-on-write fault instead of a plain one. On the 2-core VM, writing 16 MB of
     fresh memory took 8 ms, 23 ms after a read of it, and 4.5 + 1.7 ms populated first. In
     check mode, LogitGrad's cores (2^22, its output in reused heap memory) took 35 ms with the
     copy on the kernel's thread and 40 ms on the worker when the zero test read first, 31 and
