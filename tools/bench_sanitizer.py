@@ -9,9 +9,11 @@ MSELossV2 mean and none; CrossEntropyLoss mean over (N, 1024) logits) on fp32 in
 median of the --repeat runs: the best hides a cost that only some runs pay, such as memory that
 a previous run still holds). The two modes run interleaved so that both see the same machine;
 the jit is warmed first. With --passes it also prints the time of the sanitizer's offline
-stages (snapshot of the GM outputs, the per-core passes, the multi-core checks, the atomic
-re-run): each the best over --repeat more check runs (one run's figures swing by 2x on a shared
-machine). Machines are shared: compare ratios from one run, not absolute numbers across runs.
+stages (snapshot of the GM outputs, on the kernel's thread: where the first write is deferred
+the copy itself runs on the batch worker and is not in this figure; the per-core passes, the
+multi-core checks, the atomic re-run): each the best over --repeat more check runs (one run's
+figures swing by 2x on a shared machine). Machines are shared: compare ratios from one run,
+not absolute numbers across runs.
 """
 
 from __future__ import annotations
