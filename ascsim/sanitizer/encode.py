@@ -74,30 +74,13 @@ _TABLES: dict[str, tuple[int, np.ndarray]] = {}
 
 @dataclass
 class Encoded:
-    """Arrays of one core (m records, n accesses): its slices of the EncodedRun's columns (what
-    passes.analyse_cores reads of each core), its access offsets rebased to 0."""
+    """What the per-core checks read of one core (m records): its slices of the EncodedRun's
+    columns and its buffer table. The pass itself (passes.analyse_cores) reads the joined
+    columns."""
 
-    order: np.ndarray
     cls: np.ndarray        # the record's Dataflow class
-    pipe: np.ndarray       # the pipe each record runs on in the pass
-    count: np.ndarray
-    dsz: np.ndarray
     par: np.ndarray        # flag index, barrier pipe, select mode or buffer id (MODE)
-    implicit: np.ndarray   # bool: a SetFlag/WaitFlag made by a queue call
-    aoff: np.ndarray
-    af: np.ndarray
-    am: np.ndarray
-    ast: np.ndarray
-    aen: np.ndarray
-    apat: np.ndarray       # access pattern code of each access (AccessPattern order)
-    P: np.ndarray
-    bstart: np.ndarray
-    bend: np.ndarray
-    bque: np.ndarray
-    blive: np.ndarray      # [since, until): the records during which a buffer exists
     buffers: list          # BufferInfo per buffer id
-    subranges: int         # extra segment boundaries strided accesses may create
-    atomic: np.ndarray     # bool: a UB->GM copy made under the DMA atomic mode
     cross: np.ndarray      # bool: a cross-core record (SyncAll, CrossCoreSetFlag/WaitFlag)
 
     @property
@@ -250,13 +233,7 @@ def encode_cores(cores: Sequence[CoreState]) -> EncodedRun:
     out = []
     for c in range(ncores):
         r0, r1 = int(rows_at[c]), int(rows_at[c + 1])
-        a0, a1 = int(aoff[r0]), int(aoff[r1])
-        b0, b1 = int(buf_at[c]), int(buf_at[c + 1])
-        out.append(Encoded(order[r0:r1], cls[r0:r1], pipe[r0:r1], cols.count[r0:r1],
-                           dsz[r0:r1], par[r0:r1], implicit[r0:r1], aoff[r0:r1 + 1] - a0,
-                           af[a0:a1], am[a0:a1], ast[a0:a1], aen[a0:a1], apat[a0:a1],
-                           P[r0:r1], bstart[b0:b1], bend[b0:b1], bque[b0:b1], blive[b0:b1],
-                           infos[c], int(subranges[c]), atomic[r0:r1], cross[r0:r1]))
+        out.append(Encoded(cls[r0:r1], par[r0:r1], infos[c], cross[r0:r1]))
     return EncodedRun(out, rows_at, core_of, cls, pipe, par, implicit, aoff, cols.acc_row, af,
                       am, ast, aen, apat, atomic, order, cols.count, dsz, P, subranges,
                       buf_at.astype(np.int64), bstart, bend, bque, blive)
