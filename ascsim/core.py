@@ -127,10 +127,8 @@ def append_gm_writer(core: CoreState, row: tuple) -> None:
     the launch snapshot first copies the GM buffers it writes, while they still hold their
     launch-time bytes. Every other record is a plain `core.records.append` (the deferred
     copies call the hook before they are deferred: datacopy._defer_appended;
-    tests/test_atomics.py checks that no GM write of a check-mode run bypasses the hook). A
-    caller that then writes GM from Python settles memory first (`settle_memory`, or
-    sync.run_on_pipe): the copy the hook finds may be queued on the worker still, from a core
-    on another thread whose first write was deferred."""
+    tests/test_atomics.py checks that no GM write of a check-mode run bypasses the hook; the
+    hook returns once a copy another core queued on the worker has been made)."""
     if core.gm_watch is not None:
         core.gm_watch(row)
     core.records.append(row)

@@ -407,6 +407,48 @@ def test_snapshot_of_a_buffer_first_written_by_a_library_copy(monkeypatch, threa
     assert np.array_equal(seen[0].originals()[1].view(np.int32), before)
 
 
+def test_a_write_from_python_waits_for_a_copy_queued_on_the_worker():
+    """A core's deferred first write queues the buffer's copy on the worker; a later write that
+    Python makes itself (a soft SyncAll's counters, SetValue: a core on another thread, say)
+    returns from the hook only once the worker has made it, and waits once."""
+    from ascsim import records as rec
+    from ascsim.memory import GmBuffer
+    from ascsim.registry import by_name
+    from ascsim.sanitizer.snapshot import LaunchSnapshot
+
+    class Executor:
+        waits = 0
+
+        def wait(self):
+            self.waits += 1
+
+    class Batch:
+        executor = Executor()
+        rows: list = []
+
+        def add(self, header, row):
+            self.rows.append(row)
+
+        def submit(self):
+            pass
+
+    class Core:
+        batch = Batch()
+
+    out = np.arange(64, dtype=np.uint8)
+    snap = LaunchSnapshot([GmBuffer(out, "out", 1)])
+    write = rec.copy_row(by_name("DataCopy").id, 3, None, 0, 0, 8, 1, 8, 8, 8, rec.W, 1, 0, 8,
+                         0, 0, 0, 8)
+    core = Core()
+    snap.before_write(write, core, deferred=True)
+    assert len(core.batch.rows) == 1 and core.batch.executor.waits == 0  # queued, not made
+    snap.before_write(write, core, deferred=True)  # a deferred write queues after it
+    assert core.batch.executor.waits == 0
+    snap.before_write(write, core)
+    snap.before_write(write, core)
+    assert core.batch.executor.waits == 1
+
+
 def _assert_hooked(snapshot, row, when):
     """`row` may write GM only into buffers `snapshot` has copied already."""
     from ascsim import records as rec

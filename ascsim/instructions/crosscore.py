@@ -243,8 +243,8 @@ def _marker(core: CoreState, ins, f: Any, params: tuple[int, ...]) -> int:
 def _internal_copy(core: CoreState, f: Any, pipe: int, buf: GmBuffer, gm_off: int, ub_off: int,
                    nbytes: int) -> None:
     """A library-internal DataCopy of whole 32-byte blocks, recorded at the kernel's line."""
+    settle_memory(core)
     if pipe == PIPE_MTE2:
-        settle_memory(core)
         row = rec.copy_row(COPY.id, PIPE_MTE2, f.f_code, f.f_lasti, int32_t.code, nbytes // 4, 1,
                            nbytes, nbytes, nbytes, rec.W, MEM_UB, ub_off, ub_off + nbytes, 0,
                            buf.mem_id, gm_off, gm_off + nbytes)
@@ -255,7 +255,6 @@ def _internal_copy(core: CoreState, f: Any, pipe: int, buf: GmBuffer, gm_off: in
                            nbytes, nbytes, nbytes, rec.W, buf.mem_id, gm_off, gm_off + nbytes, 0,
                            MEM_UB, ub_off, ub_off + nbytes)
         append_gm_writer(core, row)
-        settle_memory(core)  # after the hook: a launch-time copy it finds queued has run
         copy_blocks(buf.data, gm_off, nbytes, core.ub, ub_off, nbytes, nbytes, 1)
     core.xcore.internal.add(len(core.records) - 1)
 

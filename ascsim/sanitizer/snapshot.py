@@ -14,7 +14,8 @@ the end are their bytes at launch. Buffers whose memory overlaps are copied toge
 When the first write is a copy deferred to the core's batch (batch.py), the snapshot's copy is
 a row of that batch too, ahead of the write's: the worker thread copies in order with the work,
 and the kernel's thread does not wait. A first write that Python makes itself right after the
-hook (a library's internal copy, SetValue) has its buffer copied at once, as in eager execution.
+hook (a library's internal copy, SetValue) has its buffer copied at once, as in eager execution,
+and a later one waits, in the hook, for a copy still queued on the worker.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from ..records import HEADER, NPARAM, W
 from ..registry import REGISTRY
 
 if TYPE_CHECKING:
-    from ..batch import Batch
+    from ..batch import Batch, Executor
     from ..core import CoreState
     from ..memory import GmBuffer
 
@@ -146,13 +147,15 @@ class _Copy:
     """One buffer's launch-time bytes: `data` (pooled memory of the buffer's size) holds the
     chunks flagged in `kept`; the others were all zero. The copies live in pooled memory: an
     output that reuses freed heap memory holds its garbage, and copying 16 MB of it into fresh
-    pages took 100-190 ms where reused pages take a few."""
+    pages took 100-190 ms where reused pages take a few. `queued`: the executor whose worker
+    makes the copy, until a writer from Python has waited for it."""
 
-    __slots__ = ("data", "kept")
+    __slots__ = ("data", "kept", "queued")
 
     def __init__(self, nbytes: int) -> None:
         self.data = pooled_bytes(nbytes)
         self.kept = np.zeros(-(-nbytes // _CHUNK), np.uint8)
+        self.queued: Executor | None = None
 
     def bytes(self) -> np.ndarray:
         out = np.zeros(self.data.size, np.uint8)
@@ -182,12 +185,19 @@ class LaunchSnapshot:
                      deferred: bool = False) -> None:
         """Copy every GM buffer `row` writes that has not been copied yet (`core`: the core
         whose record it is). `deferred`: the caller defers the write itself to the core's batch
-        (datacopy._defer_appended), so the copy may go there first; other writers (a library's
-        internal copy, SetValue) write from Python right after, and the copy is made now."""
+        (datacopy._defer_appended), so the copy may go there first. Other writers (a library's
+        internal copy, SetValue) write from Python right after: their buffer is copied now, or,
+        when a core (on another thread, say) has queued its copy on the worker, the worker has
+        made it when this returns."""
         for i in range(HEADER + row[NPARAM], len(row), _ACCESS):
             mem = row[i + 1]
-            if row[i] & W and mem != MEM_UB and mem not in self.copies:
-                self._copy(mem, core.batch if deferred and core is not None else None)
+            if row[i] & W and mem != MEM_UB:
+                copy = self.copies.get(mem)
+                if copy is None:
+                    self._copy(mem, core.batch if deferred and core is not None else None)
+                elif not deferred and copy.queued is not None:
+                    copy.queued.wait()
+                    copy.queued = None
 
     def _copy(self, mem: int, batch: Batch | None) -> None:
         """Copy buffer `mem` and the buffers it overlaps. A deferring core (`batch`) adds the
@@ -205,6 +215,7 @@ class LaunchSnapshot:
                 if header >= 0:
                     batch.add(header | k, (copy.data.ctypes.data, copy.kept.ctypes.data,
                                            _MADVISE))
+                    copy.queued = batch.executor
                 else:
                     _sparse_copy_into(self.gm[k - 1].data, copy.data, copy.kept, _MADVISE)
             if made and header >= 0:
