@@ -7,9 +7,9 @@ compile-time literals (the call's *kind*) and which GM buffer it touches. Every 
 int64 array, which the launch's `Executor` publishes to a ring that its worker thread reads: the
 worker is one nogil numba call for the whole launch (`serve`), which runs the batches in
 publication order (`run_batch`: every row's registry work function through a table of the native
-addresses of its compiled specialisations, the ones eager execution calls) and sleeps in a read
-of a pipe when it has nothing to do, so it never needs the GIL, while the kernel's Python goes on
-capturing the next rows on the main thread.
+addresses of its compiled specialisations, the ones eager execution calls) and naps on a pipe
+when it has nothing to do (a wait for it writes a byte there), so it never needs the GIL, while
+the kernel's Python goes on capturing the next rows on the main thread.
 
 The order of the work is the eager order: a row is added at the moment eager execution would run
 its work (after sync.py's pipe-stall logic, which stays in Python: work issued to a stalled pipe
@@ -170,8 +170,10 @@ _RING = 64  # batches published and not yet run, at most (submit waits for room)
 # stop (set by close); failed (1: a batch's row raised, then the row and its header)
 _PUBLISHED, _RAN, _STOP, _FAILED, _FAILED_ROW, _FAILED_HEAD = range(6)
 _CONTROL = 8
-_SPINS = 2000   # polls of an empty ring before the worker sleeps until woken
-_WAKE_BYTES = 64  # wake-up bytes a sleeping worker drains at a time
+_SPINS = 2000   # polls of an empty ring before the worker naps
+_NAP_MS = 1     # a nap's length, unless a wake-up byte ends it first
+_WAKE_BYTES = 64  # wake-up bytes a napping worker drains at a time
+_POLLIN = 1
 
 
 @intrinsic
@@ -244,8 +246,8 @@ def _table_at(typingctx, address, rows):
 
 @intrinsic
 def _block_on(typingctx, read, fd, buffer, n):
-    """read(fd, buffer, n) through the C library's read at address `read`: the worker sleeps
-    in it, without the GIL, until the kernel's thread writes to the wake-up pipe."""
+    """read(fd, buffer, n) through the C library's read at address `read`: how the worker
+    drains its wake-up pipe once a nap has seen bytes there."""
     def codegen(context, builder, signature, args):
         i64, i32 = ir.IntType(64), ir.IntType(32)
         fn_type = ir.FunctionType(i64, [i32, ir.IntType(8).as_pointer(), i64])
@@ -257,15 +259,37 @@ def _block_on(typingctx, read, fd, buffer, n):
     return types.none(read, fd, buffer, n), codegen
 
 
+@intrinsic
+def _nap(typingctx, poll, pollfd, timeout_ms):
+    """poll(pollfd, 1, timeout_ms) through the C library's poll at address `poll`: > 0 when
+    the descriptor has bytes to read; 0 at once where there is no poll (the worker polls)."""
+    def codegen(context, builder, signature, args):
+        i64, i32 = ir.IntType(64), ir.IntType(32)
+        fn_type = ir.FunctionType(i32, [ir.IntType(8).as_pointer(), i64, i32])
+        result = cgutils.alloca_once_value(builder, ir.Constant(i64, 0))
+        with builder.if_then(builder.icmp_unsigned("!=", args[0], ir.Constant(i64, 0))):
+            ready = builder.call(builder.inttoptr(args[0], fn_type.as_pointer()),
+                                 [builder.inttoptr(args[1], ir.IntType(8).as_pointer()),
+                                  ir.Constant(i64, 1), builder.trunc(args[2], i32)])
+            builder.store(builder.sext(ready, i64), result)
+        return builder.load(result)
+    return types.int64(poll, pollfd, timeout_ms), codegen
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def serve(ring, control, gm_addresses, gm_bytes, read, wake_fd, scratch):
+def serve(ring, control, gm_addresses, gm_bytes, read, poll, nap_ms, wake_fd, scratch):
     """The worker: run the ring's batches in publication order until stopped; returns when
     `control[_STOP]` is set and every published batch has run, or when a row raised (then
-    `control[_FAILED]` is 1). With nothing to run it polls a while, then sleeps in a read of
-    the wake-up pipe `wake_fd` (the kernel's thread writes a byte there after each batch it
-    publishes, and close after setting stop), into `scratch`."""
+    `control[_FAILED]` is 1). With nothing to run it polls a while, then naps: it waits
+    `nap_ms` for a byte on the wake-up pipe `wake_fd` and, woken by one, drains the pipe into
+    `scratch`. Publishing a batch writes nothing there, so that the kernel's thread makes no
+    system call per batch (the write cost it about 20 us a batch on a 2-core VM); a napping
+    worker finds the batches published meanwhile when its nap ends. Whoever waits for the
+    worker writes a byte (Executor._wait_until, close)."""
     u8 = np.zeros(1, np.uint8)
     i64 = np.zeros(1, np.int64)
+    pollfd = np.zeros(1, np.int64)  # struct pollfd: int fd, short events, short revents
+    pollfd[0] = (wake_fd & 0xFFFFFFFF) | (_POLLIN << 32)
     idle = 0
     while True:
         done = control[_RAN]  # only this thread writes it
@@ -286,8 +310,8 @@ def serve(ring, control, gm_addresses, gm_bytes, read, wake_fd, scratch):
             return
         else:
             idle += 1
-            if idle > _SPINS:
-                # a byte written after a publication wakes it; stale bytes cost a poll each
+            if idle > _SPINS and _nap(poll, pollfd.ctypes.data, nap_ms) > 0:
+                # woken: the bytes are there, so the read returns at once
                 _block_on(read, wake_fd, scratch.ctypes.data, scratch.size)
 
 
@@ -300,7 +324,9 @@ def libc_address(name: str) -> int:
         return 0
 
 
-_READ = libc_address("read")  # the worker's sleep (without it, the worker polls)
+# the worker's nap and its wake-up (without poll, the worker polls; without read, a byte
+# written ends every later nap at once)
+_READ, _POLL = libc_address("read"), libc_address("poll")
 
 
 class _Kinds:
@@ -474,7 +500,7 @@ def prewarm() -> None:
     run_batch(np.zeros((1, _COLUMNS), np.int64), tiny, tiny, np.zeros(0, np.uint8), tiny, tiny)
     stopped = np.zeros(_CONTROL, np.int64)
     stopped[_STOP] = 1
-    serve(np.zeros((_RING, _ENTRY), np.int64), stopped, tiny, tiny, _READ, -1,
+    serve(np.zeros((_RING, _ENTRY), np.int64), stopped, tiny, tiny, _READ, _POLL, _NAP_MS, -1,
           np.zeros(_WAKE_BYTES, np.uint8))  # returns at once
     _release(stopped, _PUBLISHED, _acquire(stopped, _RAN))  # what Executor calls
     _mark_compiled(_RUN_BATCH)
@@ -530,7 +556,6 @@ class Executor:
             self._alive.append((n, ub, head_array, flat, table))
             self._published = n + 1
             _release(self._control, _PUBLISHED, n + 1)  # the worker may take the entry now
-            self._wake()
 
     def _start(self) -> None:
         """Start the worker, with its wake-up pipe (made here, in the process that runs the
@@ -539,8 +564,8 @@ class Executor:
         os.set_blocking(self._wake_write, False)
         self._thread = threading.Thread(
             target=serve, name="ascsim-batch", daemon=True,
-            args=(self._ring, self._control, self.gm_addresses, self.gm_bytes, _READ,
-                  self._wake_read, np.zeros(_WAKE_BYTES, np.uint8)))
+            args=(self._ring, self._control, self.gm_addresses, self.gm_bytes, _READ, _POLL,
+                  _NAP_MS, self._wake_read, np.zeros(_WAKE_BYTES, np.uint8)))
         self._thread.start()
 
     def _wake(self) -> None:
@@ -562,7 +587,7 @@ class Executor:
         polls = 0
         seen = _acquire(control, _RAN)
         if seen < ran and self._thread is not None:
-            self._wake()  # each publication wakes the worker already; this costs a write
+            self._wake()  # it may be napping (publishing does not wake it)
         while seen < ran:
             if _acquire(control, _FAILED):
                 if self._reported:

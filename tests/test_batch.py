@@ -305,16 +305,18 @@ def test_a_cross_core_point_hands_the_rows_to_the_worker(monkeypatch):
     assert names == [] and on_worker[0] >= 4  # every core's rows, none on the kernel's thread
 
 
-@pytest.mark.parametrize("can_sleep", [True, False])
-def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch, can_sleep):
-    """The worker sleeps in a read of its wake-up pipe once the ring has been empty a while
-    (batch.serve); every published batch, and close, must wake it. A core whose Python pauses
-    between batches (longer than the worker polls) gets every batch run, in order. Where the
-    C library's read is not found (`_READ` 0), the worker polls instead: the same holds."""
+@pytest.mark.parametrize("missing", [None, "_POLL", "_READ"])
+def test_a_napping_worker_finds_each_batch_and_close(monkeypatch, missing):
+    """The worker naps (batch.serve: a wait of _NAP_MS for a byte on its wake-up pipe) once
+    the ring has been empty a while, and publishing a batch writes no byte: a core whose Python
+    pauses between batches (longer than the worker polls) still gets every batch run, in order,
+    without waiting for them, and close ends the launch. Where the C library's poll is not
+    found the worker polls instead, and where its read is not found a byte once written ends
+    every later nap at once: the same holds."""
     import time as _time
     monkeypatch.setattr(batch, "BATCH_ROWS", 2)  # a batch every two rows
-    if not can_sleep:
-        monkeypatch.setattr(batch, "_READ", 0)
+    if missing:
+        monkeypatch.setattr(batch, missing, 0)
 
     def kernel(x, out):
         pipe, t = _tile_in(x)
@@ -322,8 +324,8 @@ def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch, can_s
         executor = deferring and deferring.executor
         for i in range(6):
             Muls(t, t, 2.0, 256)
-            _time.sleep(0.003)  # the worker runs out of work and sleeps
-            if executor and i % 2 == 0:  # the copy and this Muls were published: wake for it
+            _time.sleep(0.003)  # the worker runs out of work and naps
+            if executor and i % 2 == 0:  # the copy and this Muls were published: found
                 deadline = _time.monotonic() + 5
                 while executor._control[batch._RAN] < executor._published:
                     assert _time.monotonic() < deadline, "the worker did not wake"
@@ -336,6 +338,34 @@ def test_a_sleeping_worker_wakes_for_each_batch_and_for_close(monkeypatch, can_s
     ascsim.launch(kernel, 1, x, out)
     np.testing.assert_array_equal(out, x * np.float32(64))
     assert on_worker == [4]  # 8 rows in batches of two
+
+
+def test_waiting_wakes_a_napping_worker(monkeypatch):
+    """What ends a nap early is the byte a wait writes: with naps of 20 s, a launch whose
+    kernel waits for the worker three times (two GetValue syncs with batches pending, then
+    the launch's close) still ends in moments. Without the byte each wait would last a nap."""
+    import time as _time
+    monkeypatch.setattr(batch, "BATCH_ROWS", 2)
+    monkeypatch.setattr(batch, "_NAP_MS", 20_000)
+    seen = []
+
+    def kernel(x, out):
+        pipe, t = _tile_in(x)
+        for _ in range(2):
+            _time.sleep(0.003)  # the worker runs out of work and naps
+            Muls(t, t, 2.0, 256)  # a full batch (with the row before): published
+            Muls(t, t, 2.0, 256)
+            seen.append(float(t.GetValue(1)))  # waits for that batch
+        _tile_out(out, t)
+
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    start = _time.monotonic()
+    with execution_mode("deferred"):
+        ascsim.launch(kernel, 1, x, out)
+    assert _time.monotonic() - start < 10, "a wait sat out a nap"
+    assert seen == [4.0, 16.0]
+    np.testing.assert_array_equal(out, x * np.float32(16))
 
 
 def test_a_batch_that_raises_is_reported_once_and_close_returns():
