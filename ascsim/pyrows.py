@@ -1,7 +1,7 @@
 """A list of record rows (tuples of Python ints) as one int64 array, read by compiled code.
 
 Converting rows is the largest item of a launch's Python after the kernel itself: a batch's
-rows become int64 when it is submitted (batch.py) and every core's rows when the launch ends
+rows become int64 when it is submitted (batch.py) and every core's rows when the core ends
 (RecordStore.pack). Row by row from Python, the fastest way is a struct pack per row (about
 160 ns a row of 16 ints); `flatten` walks the list from a numba function instead, reading the
 objects in line where the interpreter's layout allows (about 2 ns an int) and with the CPython

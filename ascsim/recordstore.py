@@ -3,10 +3,10 @@ offsets of the rows in it.
 
 While a core runs, its records are a plain list (appending a tuple is the cheapest thing the
 hot path can do). A list of tuples holds every int above 256 as its own Python object, about
-twice the memory of the ints themselves, so when the launch ends each core's list becomes a
-`RecordStore`, with the list interface the analyses use (len, indexing with negative indices
-and slices, iteration, equality with lists), rows coming back as the same tuples of Python
-ints, and the arrays themselves for code that reads columns (records.Columns). Rows cannot be
+twice the memory of the ints themselves, so when a core ends its list becomes a `RecordStore`
+(runtime packs it then), with the list interface the analyses use (len, indexing with negative
+indices and slices, iteration, equality with lists), rows coming back as the same tuples of
+Python ints, and the arrays themselves for code that reads columns (records.Columns). Rows cannot be
 replaced; `append` works but copies (only a kernel object used after its launch appends).
 """
 

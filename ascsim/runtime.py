@@ -181,6 +181,14 @@ def _run_core_ticking(run_core: Callable[[CoreState], None], tick: Callable[[], 
         tick()
 
 
+def _run_core_packing(run_core: Callable[[CoreState], None], core: CoreState) -> None:
+    """Run a core, then pack its records at once: nothing appends to them any more, and they
+    are still in the CPU's caches (packing each core as it ends costs less than packing them
+    all when the launch ends), and a launch never holds every core's rows as tuples."""
+    run_core(core)
+    _pack_core(core)
+
+
 def _run_kernel(kernel: Callable[..., Any], args: list[Any], core: CoreState) -> None:
     try:
         # the kernel's scalar float arithmetic (np.float32 values) is IEEE like the scalar
@@ -336,6 +344,8 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
     stands = True  # a forked launch's shares were independent (else it runs again)
     try:
         run_core = partial(_run_core, kernel, args)
+        if shares is None and _PACK.get():
+            run_core = partial(_run_core_packing, run_core)
         with contextlib.ExitStack() as stack:
             # a bar once the launch takes 1 s (forked shares would each draw their own)
             if block_dim > 1 and progress.is_enabled() and shares is None:
@@ -383,12 +393,18 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
 
 
 def _pack_records(cores: list[CoreState]) -> None:
-    """Every core has finished: its record list becomes a RecordStore, the same rows in about
-    half the memory. A traced core keeps its capturing list: its captured operand values are
-    kept beside its rows (sanitizer/trace.py)."""
+    """Every core has finished: the records of those not packed as they ended (`_run_core_packing`)
+    are packed now."""
     for core in cores:
-        if type(core.records) is list:
-            core.records = RecordStore.pack(core.records)
+        _pack_core(core)
+
+
+def _pack_core(core: CoreState) -> None:
+    """A finished core's record list becomes a RecordStore, the same rows in about half the
+    memory. A traced core keeps its capturing list: its captured operand values are kept
+    beside its rows (sanitizer/trace.py)."""
+    if type(core.records) is list:
+        core.records = RecordStore.pack(core.records)
 
 
 _EXECUTION: contextvars.ContextVar[str | None] = contextvars.ContextVar("execution",

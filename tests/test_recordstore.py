@@ -1,4 +1,4 @@
-"""The packed record store (ascsim/recordstore.py): when a launch ends, each core's list of rows
+"""The packed record store (ascsim/recordstore.py): when a core ends, its list of rows
 becomes a RecordStore that gives back the same rows, behaves as the list did wherever ascsim
 reads records, and feeds records.Columns the same columns the list gave; the timeline, the
 Chrome trace and the sanitizer's offline findings are the same whether a core's records are the
@@ -16,7 +16,18 @@ import pytest
 import ascsim
 from ascsim import records as rec
 from ascsim import runtime
-from ascsim.ascendc import DataCopy, GlobalTensor, Muls, TBuf, TPipe, TPosition
+from ascsim.ascendc import (
+    EVENT_ID0,
+    DataCopy,
+    GlobalTensor,
+    HardEvent,
+    Muls,
+    SetFlag,
+    TBuf,
+    TPipe,
+    TPosition,
+    WaitFlag,
+)
 from ascsim.ascendc import float as f32
 from ascsim.core import PIPE_MTE2, PIPE_MTE3
 from ascsim.export.chrome_trace import trace_dict
@@ -37,13 +48,14 @@ def lists(monkeypatch: pytest.MonkeyPatch) -> dict[int, list[tuple]]:
     """id(core) -> the core's list of rows as the launch had it before packing (the cores of
     every launch of the test, an aclnn call's several launches or the sanitizer's re-run)."""
     seen: dict[int, list[tuple]] = {}
-    pack = runtime._pack_records
+    pack = runtime._pack_core
 
-    def keep(cores):
-        seen.update((id(c), list(c.records)) for c in cores)
-        pack(cores)
+    def keep(core):
+        if type(core.records) is list:
+            seen[id(core)] = list(core.records)
+        pack(core)
 
-    monkeypatch.setattr(runtime, "_pack_records", keep)
+    monkeypatch.setattr(runtime, "_pack_core", keep)
     return seen
 
 
@@ -254,6 +266,50 @@ def test_sanitizer_findings_are_the_same_from_the_list(name):
     assert [f.format() for f in analyse_run(run, session)] == findings
 
 
+def _tile_kernel(seen: list):
+    """Each core copies 64 floats in, scales them, copies them out, and notes, for every core
+    that ran before it, whether that core's records were still a list."""
+    from ascsim.core import current_core
+
+    def kernel(x, out):
+        core = current_core()
+        seen.append([type(c.records) is list for c in seen_cores])
+        seen_cores.append(core)
+        pipe, buf = TPipe(), TBuf[TPosition.VECCALC]()
+        pipe.InitBuffer(buf, 256)
+        t = buf.Get[f32]()
+        gx, gout = GlobalTensor[f32](), GlobalTensor[f32]()
+        gx.SetGlobalBuffer(x)
+        gout.SetGlobalBuffer(out)
+        DataCopy(t, gx[64 * core.block_idx], 64)
+        SetFlag[HardEvent.MTE2_V](EVENT_ID0)
+        WaitFlag[HardEvent.MTE2_V](EVENT_ID0)
+        Muls(t, t, 2.0, 64)
+        SetFlag[HardEvent.V_MTE3](EVENT_ID0)
+        WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
+        DataCopy(gout[64 * core.block_idx], t, 64)
+    seen_cores: list = []
+    return kernel
+
+
+def test_a_core_s_records_are_packed_when_it_ends():
+    """A core's records become a RecordStore as soon as it ends, while the next cores run
+    (their rows are still in the caches, and the launch never holds every core's tuples);
+    under unread_records they stay the lists they were made in."""
+    x = np.arange(3 * 64, dtype=np.float32)
+    out = np.zeros_like(x)
+    seen: list = []
+    run = ascsim.launch(_tile_kernel(seen), 3, x, out)
+    assert seen == [[], [False], [False, False]]
+    assert all(type(c.records) is RecordStore for c in run.cores)
+    np.testing.assert_array_equal(out, 2 * x)
+    seen.clear()
+    with runtime.unread_records():
+        run = ascsim.launch(_tile_kernel(seen), 3, x, out)
+    assert seen == [[], [True], [True, True]]
+    assert all(type(c.records) is list for c in run.cores)
+
+
 @pytest.mark.parametrize("op", ["logit_grad", "mse_loss", "sce", "cross_entropy_loss"])
 def test_an_aclnn_call_packs_only_the_records_it_returns(monkeypatch, op):
     """An aclnn call that returns no Run leaves its records unpacked (nobody reads them:
@@ -261,9 +317,9 @@ def test_an_aclnn_call_packs_only_the_records_it_returns(monkeypatch, op):
     is the same."""
     from kernels_py.cross_entropy_loss import cross_entropy_loss
     packed: list[int] = []
-    pack = runtime._pack_records
-    monkeypatch.setattr(runtime, "_pack_records",
-                        lambda cores: (packed.append(len(cores)), pack(cores)))
+    pack = runtime._pack_core
+    monkeypatch.setattr(runtime, "_pack_core",
+                        lambda core: (packed.append(type(core.records) is list), pack(core)))
     x, y = _uniform(4096, 0.05, 0.95), _uniform(4096, -1, 1)
     call = {"logit_grad": lambda **kw: logit_grad(x, y, -1.0, **kw),
             "mse_loss": lambda **kw: mse_loss(x, y, "none", **kw),
@@ -273,5 +329,5 @@ def test_an_aclnn_call_packs_only_the_records_it_returns(monkeypatch, op):
     out = call()
     assert packed == []
     again, run = call(return_run=True)
-    assert packed and all(isinstance(c.records, RecordStore) for c in run.cores)
+    assert any(packed) and all(isinstance(c.records, RecordStore) for c in run.cores)
     np.testing.assert_array_equal(np.asarray(out), np.asarray(again))
