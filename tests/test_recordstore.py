@@ -270,6 +270,7 @@ def _tile_kernel(seen: list):
     """Each core copies 64 floats in, scales them, copies them out, and notes, for every core
     that ran before it, whether that core's records were still a list."""
     from ascsim.core import current_core
+    seen_cores: list = []
 
     def kernel(x, out):
         core = current_core()
@@ -288,7 +289,6 @@ def _tile_kernel(seen: list):
         SetFlag[HardEvent.V_MTE3](EVENT_ID0)
         WaitFlag[HardEvent.V_MTE3](EVENT_ID0)
         DataCopy(gout[64 * core.block_idx], t, 64)
-    seen_cores: list = []
     return kernel
 
 
@@ -316,7 +316,7 @@ def test_an_aclnn_call_packs_only_the_records_it_returns(monkeypatch, op):
     runtime.unread_records); with return_run=True its Run holds RecordStores, and its output
     is the same."""
     from kernels_py.cross_entropy_loss import cross_entropy_loss
-    packed: list[int] = []
+    packed: list[bool] = []  # per packing: was the core's records a list
     pack = runtime._pack_core
     monkeypatch.setattr(runtime, "_pack_core",
                         lambda core: (packed.append(type(core.records) is list), pack(core)))
