@@ -183,8 +183,8 @@ def _run_core_ticking(run_core: Callable[[CoreState], None], tick: Callable[[], 
 
 def _run_core_packing(run_core: Callable[[CoreState], None], core: CoreState) -> None:
     """Run a core, then pack its records at once: nothing appends to them any more, and they
-    are still in the CPU's caches (packing each core as it ends costs less than packing them
-    all when the launch ends), and a launch never holds every core's rows as tuples."""
+    are still in the CPU's caches (cheaper than packing every core when the launch ends). A
+    forked share's cores come back packed (forked.py); under `unread_records` nothing is."""
     run_core(core)
     _pack_core(core)
 
@@ -379,8 +379,6 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
                       profile=prof, sanitize=sanitize, threads=threads, core_order=core_order,
                       outputs=outputs, atomic_order=atomic_order, workspace=workspace,
                       execution=execution, workers=1)
-    if _PACK.get():
-        _pack_records(cores)
     wall = time.perf_counter() - start
     run = Run(name, block_dim, prof, cores, gm, tiling, tiling_key, wall,
               processes=1 if shares is None else len(shares))
@@ -390,13 +388,6 @@ def launch(kernel: Callable[..., Any], block_dim: int, *gm_args: Any,
             sequence)
         _sanitize(run, session, rerun)
     return run
-
-
-def _pack_records(cores: list[CoreState]) -> None:
-    """Every core has finished: the records of those not packed as they ended (`_run_core_packing`)
-    are packed now."""
-    for core in cores:
-        _pack_core(core)
 
 
 def _pack_core(core: CoreState) -> None:
