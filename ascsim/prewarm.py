@@ -4,31 +4,42 @@ then loads from it instead of compiling.
 
 numba compiles under one global lock, so threads cannot overlap two compiles; processes can.
 `start(group)` launches `python -m ascsim.prewarm <group>` unless a marker in the cache
-directory says the group is cached already; `wait(group)` blocks until that worker has ended.
-`serve(group)` launches a worker that also reads requests on its standard input (the batch
-kinds of batch.compile_in_background). A worker that fails, or cannot start, costs nothing but
-time: the command compiles in-process as it would without one.
+directory says the group is cached already; `ready(group)`, where the command needs the group,
+waits for that worker and otherwise compiles the group itself. `serve(group)` launches a worker
+that also reads requests on its standard input (the batch kinds of
+batch.compile_in_background). A worker that fails, or cannot start, costs nothing but time: the
+command compiles in-process as it would without one.
+
+A group compiles under a lock file in the cache directory (`flock`), by a worker or in-process,
+so that processes that need it at once on a fresh cache (pytest-xdist workers, a sweep's Dask
+workers, two commands) compile it once: the others wait for the lock and then load the cache.
+The sanitizer's offline pass alone takes about 15 s to compile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numba
 
 from . import _numba_cache  # noqa: F401  (the cache directory, before any compile)
 
-__all__ = ["GROUPS", "start", "serve", "wait", "marker"]
+__all__ = ["GROUPS", "SERVED", "start", "serve", "wait", "ready", "marker"]
 
 # group -> the module whose `prewarm()` compiles it (with the signatures its callers use)
 GROUPS = {"timing": "ascsim.timing.schedule", "batch": "ascsim.batch",
           "sanitizer": "ascsim.sanitizer.passes"}
+# the groups whose prewarm() serves requests read from standard input (`serve`), not a fixed set
+SERVED = frozenset({"batch"})
 
 _workers: dict[str, subprocess.Popen] = {}
+_ready: set[str] = set()  # groups this process knows to be in the cache
 
 
 def marker(group: str) -> Path:
@@ -74,10 +85,51 @@ def wait(group: str) -> None:
         worker.wait()
 
 
-def _compile(group: str) -> None:
-    importlib.import_module(GROUPS[group]).prewarm()
-    marker(group).touch()
+def ready(group: str) -> None:
+    """Return once `group` is in numba's disk cache: compiled by this process's worker
+    (`start`), by another process, or here and now. A process that finds another compiling it
+    waits for that (saying so, as compiling would) rather than compiling it at the same time."""
+    if group in SERVED:
+        raise ValueError(f"prewarm group {group!r} serves requests: there is no set to wait for")
+    wait(group)
+    if group in _ready or group not in GROUPS or not numba.config.CACHE_DIR:
+        return
+    _compile_once(group)
+    _ready.add(group)
+
+
+def _compile_once(group: str) -> None:
+    """Compile `group` unless its marker says it is cached, holding its lock while compiling."""
+    if marker(group).exists():
+        return
+    with _lock(group):
+        if not marker(group).exists():  # not compiled by the process we may have waited for
+            importlib.import_module(GROUPS[group]).prewarm()
+            marker(group).touch()
+
+
+@contextlib.contextmanager
+def _lock(group: str) -> Iterator[None]:
+    """The group's lock file, held (no lock where flock or the file is not available: the
+    group then compiles as if no other process needed it)."""
+    try:
+        import fcntl
+        handle = open(Path(numba.config.CACHE_DIR) / f"prewarm-{group}.lock", "ab")
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another process compiles the group: say why we wait
+            from . import progress
+            progress.announce_compile()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield  # (closing the file releases the lock)
 
 
 if __name__ == "__main__":
-    _compile(sys.argv[1])
+    if sys.argv[1] in SERVED:
+        importlib.import_module(GROUPS[sys.argv[1]]).prewarm()
+    else:
+        _compile_once(sys.argv[1])

@@ -5,11 +5,16 @@ compiling; those types must stay the ones profile_run really uses."""
 from __future__ import annotations
 
 import importlib
+import sys
+import threading
+import types
 
+import numba
 import numpy as np
+import pytest
 
 import ascsim
-from ascsim import prewarm
+from ascsim import prewarm, progress
 from ascsim.ascendc import Adds, DataCopy, GlobalTensor, QuePosition, TPipe, TQue
 from ascsim.ascendc import float as f32
 from ascsim.sanitizer import passes
@@ -62,3 +67,42 @@ def test_every_group_names_a_module_with_prewarm() -> None:
 def test_waiting_without_a_worker_returns_at_once() -> None:
     prewarm.wait("timing")
     prewarm.wait("no such group")
+
+
+def test_processes_that_need_a_group_at_once_compile_it_once(monkeypatch, tmp_path) -> None:
+    """While one process compiles a group (holding its lock file), another that needs it waits,
+    says why, and then loads the cache instead of compiling it a second time. (Two threads
+    stand in for the processes: flock locks of two opened files exclude each other within a
+    process as well.)"""
+    compiling, other_waits = threading.Event(), threading.Event()
+    compiles = []
+
+    def compile_group() -> None:
+        compiles.append(threading.current_thread().name)
+        compiling.set()
+        other_waits.wait(10)  # compile until the other one is seen waiting for the lock
+
+    group = types.ModuleType("fake_group")
+    group.prewarm = compile_group
+    monkeypatch.setitem(sys.modules, "fake_group", group)
+    monkeypatch.setitem(prewarm.GROUPS, "fake", "fake_group")
+    monkeypatch.setattr(prewarm, "_ready", set())
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(progress, "announce_compile", other_waits.set)
+    first = threading.Thread(target=prewarm.ready, args=("fake",), name="first")
+    second = threading.Thread(target=prewarm.ready, args=("fake",), name="second")
+    first.start()
+    assert compiling.wait(10)
+    second.start()
+    first.join(20)
+    second.join(20)
+    assert compiles == ["first"]
+    assert other_waits.is_set(), "the second did not find the group being compiled"
+    assert prewarm.marker("fake").exists()
+    prewarm.ready("fake")  # known ready: nothing more
+    assert compiles == ["first"]
+
+
+def test_a_serving_group_has_nothing_to_be_ready() -> None:
+    with pytest.raises(ValueError, match="serves requests"):
+        prewarm.ready("batch")

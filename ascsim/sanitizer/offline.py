@@ -561,7 +561,7 @@ def _all_passes(cores: list[CoreState], encoded: EncodedRun, session: Session) -
     busy = [c for c, enc in enumerate(encoded.cores) if enc.size]
     if not busy:
         return passes
-    prewarm.wait("sanitizer")  # a worker compiling the pass: load its cache, not compile
+    prewarm.ready("sanitizer")  # compiled once, by whichever process gets there first
     threads = max(1, min(_PASS_THREADS, len(busy)))
     shares = [np.array(busy[t::threads], np.int64) for t in range(threads)]
     if threads == 1:

@@ -225,7 +225,7 @@ def _cross_core_pairs(run: Run, kind: np.ndarray, pair: np.ndarray, off: np.ndar
 
 def profile_run(run: Run, profile: str | HardwareProfile | None = None) -> Timeline:
     """Schedule `run`'s records under `profile` (default: the profile the run used)."""
-    prewarm.wait("timing")  # a worker compiling the scheduler: load its cache, not compile
+    prewarm.ready("timing")  # compiled once, by whichever process gets there first
     prof = run.profile if profile is None else load_profile(profile)
     cost = require_cost(prof)
     tables = cost_tables(cost)
