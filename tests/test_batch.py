@@ -4,11 +4,11 @@ Every shipped operator (each dtype, reduction and option that changes its instru
 and every kernel of the sanitizer corpus (tests/bugs: the planted bugs and their fixed twins, in
 the fast mode, where the bugs raise, and in check mode, where they are findings) run both ways
 through `launch_both_ways`, which compares GM bytes, each core's records, the kernel log, the
-findings and the error. `pytest --both-ways` does the same for every launch of every test, and
-the test files of the deferred call forms' front ends (element-wise, DataCopy, compare and
-select, queues, syncs, cross-core) always do: their `pytestmark` asks for the `both_ways`
-fixture. The rest pins the mechanisms: flushes before Python reads memory, stalled pipes,
-threads, errors, the kind table, and that the comparison can fail.
+findings and the error. `pytest --both-ways` does the same
+for every launch of every test: test_every_instruction_test_kernel_both_ways runs it on the
+tests of the deferred front ends, and with ASCSIM_BOTH_WAYS=all on every instruction test. The
+rest pins the mechanisms: flushes before Python reads memory, stalled pipes, threads, errors,
+the kind table, and that the comparison can fail.
 """
 
 from __future__ import annotations
@@ -142,6 +142,33 @@ def test_corpus_kernel_both_ways(both_ways, name, sanitize):
             raise
         except SimulationError:
             pass  # the bug raises in the fast mode: both ways alike (compared)
+
+
+# ---- every test kernel ----------------------------------------------------------------------
+
+# Every instruction, memory, queue and sync test with --both-ways (1742 tests; each launch forks
+# its eager twin) takes about 2 minutes on a 2-core machine with a warm numba cache, several
+# times that cold: the suite runs the files of the deferred call forms' front ends, and
+# ASCSIM_BOTH_WAYS=all runs them all.
+_ALL_KERNEL_TESTS = (
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_instr_*.py")),
+    "tests/test_memory.py", "tests/test_pipe_queue.py", "tests/test_pipe_events.py",
+    "tests/test_sync.py", "tests/test_crosscore.py", "tests/test_atomics.py",
+    "tests/test_pad_value.py", "tests/test_workspace.py")
+_FRONT_END_TESTS = ("tests/test_instr_elementwise.py", "tests/test_instr_datacopy.py",
+                    "tests/test_instr_cmpsel.py", "tests/test_pipe_queue.py",
+                    "tests/test_sync.py", "tests/test_crosscore.py")
+
+
+def test_every_instruction_test_kernel_both_ways():
+    """The instruction, memory, queue and sync tests with --both-ways: each of their launches
+    (hundreds of small kernels over every call form) runs both ways."""
+    every = os.environ.get("ASCSIM_BOTH_WAYS") == "all"
+    files = list(_ALL_KERNEL_TESTS if every else _FRONT_END_TESTS)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--both-ways", "-x", *files], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
 
 
 # ---- the mechanisms ---------------------------------------------------------------------------

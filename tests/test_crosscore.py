@@ -14,9 +14,6 @@ from ascsim.ascendc import *
 from ascsim.ascendc import kernel_sync
 from ascsim.errors import DeadlockError, SyncError
 
-# every launch of these tests runs deferred and eagerly, compared (tests/test_batch.py)
-pytestmark = pytest.mark.usefixtures("both_ways")
-
 N = 64  # floats per core slice (256 bytes)
 
 

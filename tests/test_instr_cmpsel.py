@@ -17,9 +17,6 @@ from ascsim.dtypes import DType, bfloat16_t, half, int16_t, int32_t, uint8_t, ui
 from ascsim.dtypes import float as f32
 from ascsim.errors import AlignmentError, OutOfRangeError, ParameterError
 
-# every launch of these tests runs deferred and eagerly, compared (tests/test_batch.py)
-pytestmark = pytest.mark.usefixtures("both_ways")
-
 DST, SRC0, SRC1, MASK = 0, 32768, 65536, 98304
 SENTINEL = 0xA5
 F32, F16, I32 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)

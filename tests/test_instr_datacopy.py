@@ -28,9 +28,6 @@ from ascsim.dtypes import DType, half, int8_t, uint8_t
 from ascsim.dtypes import float as f32
 from ascsim.errors import AlignmentError, OutOfRangeError, ParameterError
 
-# every launch of these tests runs deferred and eagerly, compared (tests/test_batch.py)
-pytestmark = pytest.mark.usefixtures("both_ways")
-
 UB0 = 4096            # where the tests put their UB operand
 UB_SENTINEL = 0x3C    # UB bytes no copy should touch
 GM_SENTINEL = 0xC3    # GM bytes no copy should touch

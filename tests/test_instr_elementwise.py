@@ -51,9 +51,6 @@ from ascsim.dtypes import DType, bfloat16_t, half, int8_t, int16_t, int32_t, uin
 from ascsim.dtypes import float as f32
 from ascsim.errors import AlignmentError, OutOfRangeError, ParameterError
 
-# every launch of these tests runs deferred and eagerly, compared (tests/test_batch.py)
-pytestmark = pytest.mark.usefixtures("both_ways")
-
 DST, SRC0, SRC1 = 0, 65536, 131072   # UB byte addresses of the operands (64 KB apart)
 SENTINEL = 0x5A                      # bytes of dst that no instruction should touch
 COUNTS = (0, 1, 63, 64, 65, 8192)

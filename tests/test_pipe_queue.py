@@ -17,9 +17,6 @@ from ascsim.dtypes import float as f32
 from ascsim.dtypes import half, uint8_t
 from ascsim.errors import QueueStateError
 
-# every launch of these tests runs deferred and eagerly, compared (tests/test_batch.py)
-pytestmark = pytest.mark.usefixtures("both_ways")
-
 
 def run(kernel, *gm, **kw) -> ascsim.Run:
     return ascsim.launch(kernel, 1, *gm, **kw)

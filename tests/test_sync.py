@@ -16,9 +16,6 @@ from ascsim.dtypes import float as f32
 from ascsim.dtypes import half
 from ascsim.errors import DeadlockError, SyncError
 
-# every launch of these tests runs deferred and eagerly, compared (tests/test_batch.py)
-pytestmark = pytest.mark.usefixtures("both_ways")
-
 # §2.2, typed from the table: value -> name
 HARD_EVENT_TABLE = {
     0: "MTE2_MTE1", 1: "MTE1_MTE2", 2: "MTE1_M", 3: "M_MTE1", 4: "MTE2_V", 5: "V_MTE2",
