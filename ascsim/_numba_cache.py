@@ -4,13 +4,20 @@ numba re-validates a cached function only against the file that defines it, not 
 files it calls into (a kernel in elementwise.py calls the conversions in convert.py). Keying the
 cache directory by the sources makes an edited or upgraded ascsim start from a fresh cache.
 This module must be imported before any module that defines a numba function.
+
+`compile_lock(name)` is a lock file in that directory: processes that would compile the same
+thing at once on a fresh cache (pytest-xdist workers, a sweep's Dask workers, a command and its
+prewarm worker) take turns, and the later ones load what the first saved instead of compiling
+it again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import numba
@@ -42,6 +49,34 @@ def configure() -> None:
                     key=lambda p: p.stat().st_mtime, reverse=True)
     for old in others[_KEEP:]:
         shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def compile_lock(name: str) -> Iterator[None]:
+    """Hold the cache directory's lock for `name` (flock; none where flock or the directory is
+    not available, and then nothing is shared). A process that finds it held says that it is
+    compiling, as compiling would, and waits."""
+    handle = None
+    if numba.config.CACHE_DIR:
+        try:
+            import fcntl
+            locks = Path(numba.config.CACHE_DIR) / "locks"
+            locks.mkdir(exist_ok=True)
+            digest = hashlib.sha1(name.encode()).hexdigest()[:20]
+            handle = open(locks / f"{digest}.lock", "ab")  # noqa: SIM115 - closed below
+        except (ImportError, OSError):
+            handle = None
+    if handle is None:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            from . import progress
+            progress.announce_compile()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield  # (closing the file releases the lock)
 
 
 configure()

@@ -49,7 +49,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .recordstore import flat_ints
-from .workcall import NO_GM, compile_work, work_signature
+from .workcall import NO_GM, compile_specialisation, compile_work, work_signature
 
 __all__ = ["Batch", "Executor", "kind_of", "compile_in_background", "EAGER", "BATCH_ROWS",
            "MAX_ROW", "array_at", "libc_address"]
@@ -84,7 +84,7 @@ def _native_address(kernel: Any, literals: tuple[int, int, int], row_len: int) -
     if not 0 < row_len <= MAX_ROW:
         raise ValueError(f"a batched row has 1 to {MAX_ROW} ints, not {row_len}")
     sig = work_signature(literals, row_len)
-    kernel.compile(sig)
+    compile_specialisation(kernel, sig)
     cres = kernel.overloads[sig]
     if cres.signature.return_type != types.none:
         raise TypeError(f"work {kernel.py_func.__qualname__} returns "

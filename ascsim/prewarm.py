@@ -10,25 +10,23 @@ that also reads requests on its standard input (the batch kinds of
 batch.compile_in_background). A worker that fails, or cannot start, costs nothing but time: the
 command compiles in-process as it would without one.
 
-A group compiles under a lock file in the cache directory (`flock`), by a worker or in-process,
-so that processes that need it at once on a fresh cache (pytest-xdist workers, a sweep's Dask
-workers, two commands) compile it once: the others wait for the lock and then load the cache.
-The sanitizer's offline pass alone takes about 15 s to compile.
+A group compiles under its lock file in the cache directory (`_numba_cache.compile_lock`), by a
+worker or in-process, so that processes that need it at once on a fresh cache compile it once:
+the others wait for the lock and then load the cache. The sanitizer's offline pass alone takes
+about 15 s to compile.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numba
 
-from . import _numba_cache  # noqa: F401  (the cache directory, before any compile)
+from . import _numba_cache  # (the cache directory, before any compile)
 
 __all__ = ["GROUPS", "SERVED", "start", "serve", "wait", "ready", "marker"]
 
@@ -102,30 +100,10 @@ def _compile_once(group: str) -> None:
     """Compile `group` unless its marker says it is cached, holding its lock while compiling."""
     if marker(group).exists():
         return
-    with _lock(group):
+    with _numba_cache.compile_lock(f"prewarm group {group}"):
         if not marker(group).exists():  # not compiled by the process we may have waited for
             importlib.import_module(GROUPS[group]).prewarm()
             marker(group).touch()
-
-
-@contextlib.contextmanager
-def _lock(group: str) -> Iterator[None]:
-    """The group's lock file, held (no lock where flock or the file is not available: the
-    group then compiles as if no other process needed it)."""
-    try:
-        import fcntl
-        handle = open(Path(numba.config.CACHE_DIR) / f"prewarm-{group}.lock", "ab")
-    except (ImportError, OSError):
-        yield
-        return
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # another process compiles the group: say why we wait
-            from . import progress
-            progress.announce_compile()
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield  # (closing the file releases the lock)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ The constants are numba *literals*, so that every (operation, dtype, mode) combi
 to its own tight loop and only the combinations a kernel uses are ever compiled (and then
 cached on disk). numba's dispatcher re-resolves literal signatures on every call, which costs
 milliseconds; `compile_work` and `compile_loop` compile one specialisation and return its entry
-point, which costs a few hundred nanoseconds per call.
+point, which costs a few hundred nanoseconds per call. `compile_specialisation` is where they
+(and batch.py) compile: one process at a time per specialisation (see _numba_cache).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ import numba
 import numpy as np
 from numba.core import types
 
-__all__ = ["compile_work", "compile_loop", "NO_GM", "work_signature"]
+from ._numba_cache import compile_lock
+
+__all__ = ["compile_work", "compile_loop", "compile_specialisation", "NO_GM", "work_signature"]
 
 _BYTES = types.Array(types.uint8, 1, "C")
 
@@ -42,7 +45,7 @@ def compile_work(kernel: Any, literals: tuple[int, int, int], row_len: int) -> C
     argument list, `(a, b, c, ub, gm, row)`, the literals included (their values must be the
     ones it was compiled for)."""
     sig = work_signature(literals, row_len)
-    kernel.compile(sig)
+    compile_specialisation(kernel, sig)
     return kernel.overloads[sig].entry_point
 
 
@@ -51,5 +54,16 @@ def compile_loop(kernel: Any, args: tuple, n_literal: int) -> Callable:
     constants; the others give the argument types. Call it with the whole argument list."""
     sig = tuple(types.literal(a) if i < n_literal else numba.typeof(a)
                 for i, a in enumerate(args))
-    kernel.compile(sig)
+    compile_specialisation(kernel, sig)
     return kernel.overloads[sig].entry_point
+
+
+def compile_specialisation(kernel: Any, sig: tuple) -> None:
+    """`kernel.compile(sig)`, unless this process has it, under the specialisation's lock: a
+    process that finds another compiling the same one waits and then loads it from the disk
+    cache, rather than compile it a second time side by side."""
+    if sig in kernel.overloads:
+        return
+    py = kernel.py_func
+    with compile_lock(f"{py.__module__}.{py.__qualname__}{sig}"):
+        kernel.compile(sig)

@@ -5,9 +5,13 @@ compiling; those types must stay the ones profile_run really uses."""
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 import threading
+import time
 import types
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -21,6 +25,7 @@ from ascsim.sanitizer import passes
 from ascsim.timing import schedule
 
 N = 256
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def kernel(x, y):
@@ -106,3 +111,47 @@ def test_processes_that_need_a_group_at_once_compile_it_once(monkeypatch, tmp_pa
 def test_a_serving_group_has_nothing_to_be_ready() -> None:
     with pytest.raises(ValueError, match="serves requests"):
         prewarm.ready("batch")
+
+
+_COMPILE_ONE = """
+import pathlib, sys, time
+import numpy as np
+from numba.core import event
+from ascsim.dtypes import float as f32
+from ascsim.instructions.elementwise import unary_loop
+from ascsim.workcall import compile_loop
+
+compiled = []
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Listener())
+folder = pathlib.Path(sys.argv[1])
+(folder / sys.argv[2]).touch()  # imported: ready to go
+while not (folder / "go").exists():
+    time.sleep(0.005)
+compile_loop(unary_loop, (0, f32.code, np.zeros(8, np.float32), 0, 0, 8), 2)
+print("compiled" if "unary_loop" in compiled else "loaded")
+"""
+
+
+def test_two_processes_compile_a_specialisation_once(tmp_path) -> None:
+    """Two processes that need the same loop at the same moment on a fresh cache: one compiles
+    it, the other waits for its lock and loads it from the cache."""
+    env = {**os.environ, "ASCSIM_CACHE_DIR": str(tmp_path / "cache")}
+    procs = [subprocess.Popen([sys.executable, "-c", _COMPILE_ONE, str(tmp_path), f"ready{k}"],
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for k in range(2)]
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"ready{k}").exists() for k in range(2)):
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs), \
+            [p.communicate() for p in procs if p.poll() is not None]
+        time.sleep(0.01)
+    (tmp_path / "go").touch()
+    said = sorted(p.communicate(timeout=120)[0].strip() for p in procs)
+    assert said == ["compiled", "loaded"]
