@@ -17,12 +17,18 @@ import contextlib
 import hashlib
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numba
 
 _KEEP = 3  # cache directories of other source versions to keep
+# compile_lock: how long a process waits for another's compile (the longest, the sanitizer's
+# pass, takes about 15 s), and how often it looks
+_LOCK_WAIT = 600.0
+_LOCK_POLL = 0.05
 
 
 def _source_hash() -> str:
@@ -53,30 +59,49 @@ def configure() -> None:
 
 @contextlib.contextmanager
 def compile_lock(name: str) -> Iterator[None]:
-    """Hold the cache directory's lock for `name` (flock; none where flock or the directory is
-    not available, and then nothing is shared). A process that finds it held says that it is
-    compiling, as compiling would, and waits."""
-    handle = None
-    if numba.config.CACHE_DIR:
-        try:
-            import fcntl
-            locks = Path(numba.config.CACHE_DIR) / "locks"
-            locks.mkdir(exist_ok=True)
-            digest = hashlib.sha1(name.encode()).hexdigest()[:20]
-            handle = open(locks / f"{digest}.lock", "ab")  # noqa: SIM115 - closed below
-        except (ImportError, OSError):
-            handle = None
-    if handle is None:
+    """Hold the cache directory's lock for `name` (flock). A process that finds it held says
+    that it is compiling, as compiling would, and waits for it, but at most _LOCK_WAIT seconds
+    (a holder stopped in a debugger must not hang the others). Without flock, or where the
+    lock file cannot be made or locked, the caller goes on without a lock: it then only
+    compiles what another process may be compiling too."""
+    if not numba.config.CACHE_DIR:  # numba caches next to the sources: nothing shared here
+        yield
+        return
+    try:
+        import fcntl
+        locks = Path(numba.config.CACHE_DIR) / "locks"
+        locks.mkdir(exist_ok=True)
+        digest = hashlib.sha1(name.encode()).hexdigest()[:20]
+        handle = open(locks / f"{digest}.lock", "ab")  # noqa: SIM115 - closed below
+    except (ImportError, OSError):  # (no fcntl on Windows; no cache directory)
         yield
         return
     with handle:
+        _acquire(handle, fcntl)
+        yield  # (closing the file releases the lock)
+
+
+def _acquire(handle: Any, fcntl: Any) -> None:
+    """Lock `handle`, or give up (see compile_lock)."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    except OSError:
+        return  # a file system without flock
+    from . import progress
+    progress.announce_compile()
+    deadline = time.monotonic() + _LOCK_WAIT
+    while time.monotonic() < deadline:
+        time.sleep(_LOCK_POLL)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
         except BlockingIOError:
-            from . import progress
-            progress.announce_compile()
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield  # (closing the file releases the lock)
+            continue
+        except OSError:
+            return
 
 
 configure()

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import ascsim
-from ascsim import prewarm, progress
+from ascsim import _numba_cache, prewarm, progress
 from ascsim.ascendc import Adds, DataCopy, GlobalTensor, QuePosition, TPipe, TQue
 from ascsim.ascendc import float as f32
 from ascsim.sanitizer import passes
@@ -155,3 +155,24 @@ def test_two_processes_compile_a_specialisation_once(tmp_path) -> None:
     (tmp_path / "go").touch()
     said = sorted(p.communicate(timeout=120)[0].strip() for p in procs)
     assert said == ["compiled", "loaded"]
+
+
+def test_a_process_waits_for_a_held_compile_lock_only_so_long(monkeypatch, tmp_path) -> None:
+    """A holder that never lets go (stopped in a debugger, say) delays the others by
+    _LOCK_WAIT, then they compile without the lock."""
+    import fcntl
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_numba_cache, "_LOCK_WAIT", 0.3)
+    announced = []
+    monkeypatch.setattr(progress, "announce_compile", lambda: announced.append(1))
+    with _numba_cache.compile_lock("held"):  # makes the lock file
+        pass
+    (lock,) = (tmp_path / "locks").iterdir()
+    with open(lock, "ab") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        start = time.monotonic()
+        with _numba_cache.compile_lock("held"):
+            waited = time.monotonic() - start
+    assert announced == [1]
+    assert 0.3 <= waited < 5
