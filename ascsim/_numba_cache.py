@@ -83,25 +83,22 @@ def compile_lock(name: str) -> Iterator[None]:
 
 def _acquire(handle: Any, fcntl: Any) -> None:
     """Lock `handle`, or give up (see compile_lock)."""
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return
-    except BlockingIOError:
-        pass
-    except OSError:
-        return  # a file system without flock
-    from . import progress
-    progress.announce_compile()
-    deadline = time.monotonic() + _LOCK_WAIT
-    while time.monotonic() < deadline:
-        time.sleep(_LOCK_POLL)
+    deadline = None
+    while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
-        except BlockingIOError:
-            continue
-        except OSError:
+        except BlockingIOError:  # another process holds it
+            pass
+        except OSError:  # a file system without flock
             return
+        if deadline is None:
+            from . import progress
+            progress.announce_compile()
+            deadline = time.monotonic() + _LOCK_WAIT
+        elif time.monotonic() >= deadline:
+            return
+        time.sleep(_LOCK_POLL)
 
 
 configure()
