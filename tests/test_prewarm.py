@@ -1,6 +1,8 @@
 """Compiling ahead (ascsim.prewarm): a worker process compiles the scheduler for the argument
 types the timeline passes, so the command that waits for it loads numba's disk cache instead of
-compiling; those types must stay the ones profile_run really uses."""
+compiling; those types must stay the ones profile_run really uses. And compiling once across
+processes (_numba_cache.compile_lock): a prewarm group, or a specialisation, that two processes
+need at once is compiled by one of them and loaded by the other."""
 
 from __future__ import annotations
 
