@@ -103,6 +103,7 @@ def test_processes_that_need_a_group_at_once_compile_it_once(monkeypatch, tmp_pa
     second.start()
     first.join(20)
     second.join(20)
+    assert not first.is_alive() and not second.is_alive(), "a thread never got the lock"
     assert compiles == ["first"]
     assert other_waits.is_set(), "the second did not find the group being compiled"
     assert prewarm.marker("fake").exists()
@@ -171,10 +172,18 @@ def test_a_process_waits_for_a_held_compile_lock_only_so_long(monkeypatch, tmp_p
     with _numba_cache.compile_lock("held"):  # makes the lock file
         pass
     (lock,) = (tmp_path / "locks").iterdir()
-    with open(lock, "ab") as holder:
-        fcntl.flock(holder, fcntl.LOCK_EX)
+    waited = []
+
+    def take() -> None:
         start = time.monotonic()
         with _numba_cache.compile_lock("held"):
-            waited = time.monotonic() - start
+            waited.append(time.monotonic() - start)
+
+    with open(lock, "ab") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        waiter = threading.Thread(target=take)
+        waiter.start()
+        waiter.join(10)  # (without the bound it would wait for the holder for ever)
+        assert not waiter.is_alive(), "the waiter did not give up"
     assert announced == [1]
-    assert 0.3 <= waited < 5
+    assert 0.3 <= waited[0] < 5
